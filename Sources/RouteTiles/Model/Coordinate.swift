@@ -1,0 +1,13 @@
+/// A position on the WGS84 ellipsoid in degrees, as the input gave it.
+///
+/// Longitudes may lie beyond ±180° when a route is written unwrapped (a flight that keeps going east past the
+/// antimeridian); the projection folds them back.
+public struct Coordinate: Hashable, Sendable {
+    public var longitude: Double
+    public var latitude: Double
+
+    public init(longitude: Double, latitude: Double) {
+        self.longitude = longitude
+        self.latitude = latitude
+    }
+}
