@@ -1,0 +1,22 @@
+/// Makes a line's longitudes continuous: where two consecutive positions are more than 180° apart, the line is
+/// taken the short way across ±180°, by shifting the rest of the line a whole turn. The result may leave ±180°
+/// (a flight from Tokyo to Los Angeles runs on to 241.6°E); the projection and the tiler handle that.
+public enum AntimeridianUnwrap {
+    public static func unwrapped(_ line: [Coordinate]) -> [Coordinate] {
+        guard var previous = line.first?.longitude else { return line }
+        var result = line
+        var offset = 0.0
+        for i in 1..<line.count {
+            let raw = line[i].longitude
+            let delta = raw + offset - previous
+            if delta > 180 {
+                offset -= 360 * ((delta + 180) / 360).rounded(.down)
+            } else if delta < -180 {
+                offset += 360 * ((-delta + 180) / 360).rounded(.down)
+            }
+            result[i].longitude = raw + offset
+            previous = result[i].longitude
+        }
+        return result
+    }
+}

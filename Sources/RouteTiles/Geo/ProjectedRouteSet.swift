@@ -1,0 +1,102 @@
+/// Routes projected once into map-point space, packed for the tiler.
+///
+/// Every line of every route lives in one set of contiguous arrays (struct of arrays), so the tiler refers to a
+/// run of segments by two indexes and never copies points. Line `l` owns the vertices
+/// `lineStarts[l] ..< lineStarts[l + 1]`; segment `i` joins vertex `i` to vertex `i + 1` of the same line.
+public struct ProjectedRouteSet: Sendable {
+    /// What the tiler needs to know of a route besides its geometry.
+    public struct RouteInfo: Sendable {
+        /// The stable feature id: the same in every tile and zoom.
+        public var featureID: UInt64
+        public var properties: [Property]
+        /// The ellipsoidal length of all the route's lines, in metres.
+        public var lengthMetres: Double
+        /// The route's lines: `firstLine ..< firstLine + lineCount`.
+        public var firstLine: Int
+        public var lineCount: Int
+    }
+
+    public private(set) var xs: [Double] = []
+    public private(set) var ys: [Double] = []
+    /// Distance along the route from its first position, in metres, per vertex (continuing across its lines).
+    public private(set) var distances: [Double] = []
+    public private(set) var lineStarts: [Int] = [0]
+    public private(set) var lineRoute: [Int32] = []
+    public private(set) var routes: [RouteInfo] = []
+    /// The map-point bounds of every vertex (x may leave `0..<worldSize` for routes across the antimeridian).
+    public private(set) var bounds: MapRect = .empty
+    /// Bounds in lon/lat: west, south, east, north (west/east are −180/180 when a route crosses the antimeridian).
+    public private(set) var geographicBounds: (west: Double, south: Double, east: Double, north: Double)?
+
+    public var lineCount: Int { lineRoute.count }
+    public var pointCount: Int { xs.count }
+
+    public init() {}
+
+    /// Projects routes in order. Route `i` gets feature id from its numeric id as it is, else a stable 64-bit hash
+    /// (FNV-1a) of its string id, else its input index.
+    public init(routes input: [Route]) {
+        let total = input.reduce(0) { $0 + $1.pointCount }
+        xs.reserveCapacity(total)
+        ys.reserveCapacity(total)
+        distances.reserveCapacity(total)
+        var south = Double.infinity, north = -Double.infinity
+        for (index, route) in input.enumerated() {
+            let firstLine = lineRoute.count
+            var travelled = 0.0
+            for part in route.parts where part.count >= 2 {
+                let line = AntimeridianUnwrap.unwrapped(part)
+                var previous = line[0]
+                for c in line {
+                    travelled += GeodesicDistance.metres(previous, c)
+                    previous = c
+                    let p = WebMercator.project(c)
+                    xs.append(p.x)
+                    ys.append(p.y)
+                    distances.append(travelled)
+                    bounds.formUnion(p)
+                    south = min(south, c.latitude)
+                    north = max(north, c.latitude)
+                }
+                lineStarts.append(xs.count)
+                lineRoute.append(Int32(truncatingIfNeeded: routes.count))
+            }
+            let lineCount = lineRoute.count - firstLine
+            guard lineCount > 0 else { continue }
+            routes.append(RouteInfo(featureID: Self.featureID(for: route.id, index: index),
+                                    properties: route.properties, lengthMetres: travelled,
+                                    firstLine: firstLine, lineCount: lineCount))
+        }
+        if !bounds.isEmpty {
+            let clampedSouth = max(south, -WebMercator.maxLatitude), clampedNorth = min(north, WebMercator.maxLatitude)
+            if bounds.minX < 0 || bounds.maxX > WebMercator.worldSize {
+                geographicBounds = (-180, clampedSouth, 180, clampedNorth)
+            } else {
+                let west = WebMercator.unproject(MapPoint(x: bounds.minX, y: 0)).longitude
+                let east = WebMercator.unproject(MapPoint(x: bounds.maxX, y: 0)).longitude
+                geographicBounds = (west, clampedSouth, east, clampedNorth)
+            }
+        }
+    }
+
+    /// The stable feature id of a route: see `init(routes:)`.
+    public static func featureID(for id: RouteID?, index: Int) -> UInt64 {
+        switch id {
+        case let .number(n)?: return n
+        case let .string(s)?: return fnv1a64(s)
+        case nil: return UInt64(index)
+        }
+    }
+
+    /// FNV-1a, 64-bit, over the UTF-8 bytes: stable across runs, machines and Swift versions (unlike `Hasher`).
+    public static func fnv1a64(_ s: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in s.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
+    @inlinable public func point(_ i: Int) -> MapPoint { MapPoint(x: xs[i], y: ys[i]) }
+}

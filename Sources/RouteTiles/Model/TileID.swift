@@ -1,0 +1,43 @@
+/// A tile of the z/x/y pyramid: x grows eastward from −180°, y southward from +85.05°.
+public struct TileID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var z: Int
+    public var x: Int
+    public var y: Int
+
+    public init(z: Int, x: Int, y: Int) {
+        self.z = z
+        self.x = x
+        self.y = y
+    }
+
+    /// The greatest zoom RouteTiles handles: tiles of 2^28 / 2^30 map points would be smaller than one point.
+    public static let maxZoom = 28
+
+    /// Whether z is in `0...maxZoom` and x, y in `0..<2^z`.
+    public var isValid: Bool {
+        guard z >= 0, z <= TileID.maxZoom else { return false }
+        let n = 1 << z
+        return x >= 0 && x < n && y >= 0 && y < n
+    }
+
+    public var description: String { "\(z)/\(x)/\(y)" }
+
+    /// Parses "z/x/y"; returns nil when it is not three integers or names no tile.
+    public init?(_ text: String) {
+        let fields = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard fields.count == 3, let z = Int(fields[0]), let x = Int(fields[1]), let y = Int(fields[2]) else {
+            return nil
+        }
+        self.init(z: z, x: x, y: y)
+        guard isValid else { return nil }
+    }
+
+    public var children: [TileID] {
+        [TileID(z: z + 1, x: 2 * x, y: 2 * y), TileID(z: z + 1, x: 2 * x + 1, y: 2 * y),
+         TileID(z: z + 1, x: 2 * x, y: 2 * y + 1), TileID(z: z + 1, x: 2 * x + 1, y: 2 * y + 1)]
+    }
+
+    public static func < (a: TileID, b: TileID) -> Bool {
+        (a.z, a.x, a.y) < (b.z, b.x, b.y)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Synchronization
+
+/// Errors of the stores, with the path they concern.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    public var path: String
+    public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(path): \(message)" }
+}
+
+/// Writes a `{z}/{x}/{y}.mvt` pyramid atomically: tiles go into a staging folder beside the destination,
+/// `.NAME.partial-PID`, which replaces the destination in one rename at `commit()`. Until then the destination is
+/// untouched, so an interrupted build leaves the previous pyramid as it was; `abort()` removes the staging
+/// folder, and a later build sweeps away staging folders whose process is gone (after `kill -9`).
+public final class DirectoryTileStore: TileSink {
+    public let destination: URL
+    public let staging: URL
+    /// `z * 2^32 + x` of the column folders already created.
+    private let madeFolders = Mutex(Set<Int>())
+
+    /// Prepares a build into `destination`. Unless `replace`, an existing destination is an error.
+    public init(destination: URL, replace: Bool) throws {
+        self.destination = destination.standardizedFileURL
+        let parent = self.destination.deletingLastPathComponent()
+        let name = self.destination.lastPathComponent
+        staging = parent.appendingPathComponent(".\(name).partial-\(getpid())")
+        let fm = FileManager.default
+        if fm.fileExists(atPath: self.destination.path) && !replace {
+            throw StoreError(path: self.destination.path, message: "already exists; pass --force to replace it")
+        }
+        do {
+            try fm.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(path: parent.path, message: "cannot create folder: \(error.localizedDescription)")
+        }
+        Self.sweepAbandonedStaging(in: parent, name: name)
+        try? fm.removeItem(at: staging)
+        guard mkdir(staging.path, 0o755) == 0 else {
+            throw StoreError(path: staging.path, message: "cannot create staging folder: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    public func put(_ tile: TileID, gzipData: [UInt8]) throws {
+        let column = tile.z << 32 | tile.x
+        let zPath = staging.path + "/\(tile.z)"
+        let xPath = zPath + "/\(tile.x)"
+        let isNew = madeFolders.withLock { $0.insert(column).inserted }
+        if isNew {
+            for folder in [zPath, xPath] where mkdir(folder, 0o755) != 0 && errno != EEXIST {
+                throw StoreError(path: folder, message: "cannot create folder: \(String(cString: strerror(errno)))")
+            }
+        }
+        try Self.writeFile(xPath + "/\(tile.y).mvt", gzipData)
+    }
+
+    /// Writes a small file (metadata) into the pyramid before commit.
+    public func putFile(named name: String, contents: [UInt8]) throws {
+        try Self.writeFile(staging.path + "/" + name, contents)
+    }
+
+    /// Moves the finished pyramid into place, replacing what was there.
+    public func commit() throws {
+        let fm = FileManager.default
+        var retired: URL?
+        if fm.fileExists(atPath: destination.path) {
+            let old = staging.deletingLastPathComponent()
+                .appendingPathComponent(".\(destination.lastPathComponent).old-\(getpid())")
+            try? fm.removeItem(at: old)
+            guard rename(destination.path, old.path) == 0 else {
+                throw StoreError(path: destination.path, message: "cannot move aside: \(String(cString: strerror(errno)))")
+            }
+            retired = old
+        }
+        guard rename(staging.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if let retired { _ = rename(retired.path, destination.path) }
+            throw StoreError(path: destination.path, message: "cannot move the new pyramid into place: \(reason)")
+        }
+        if let retired { try? fm.removeItem(at: retired) }
+    }
+
+    /// Removes the staging folder; the destination stays as it was.
+    public func abort() {
+        try? FileManager.default.removeItem(at: staging)
+    }
+
+    static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw StoreError(path: path, message: "cannot create: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var offset = 0
+        try bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            while offset < raw.count {
+                let n = write(fd, base + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw StoreError(path: path, message: "cannot write: \(String(cString: strerror(errno)))")
+                }
+                offset += n
+            }
+        }
+    }
+
+    /// Removes `.NAME.partial-PID` and `.NAME.old-PID` folders left by builds whose process no longer exists.
+    static func sweepAbandonedStaging(in parent: URL, name: String) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
+        for entry in entries {
+            for prefix in [".\(name).partial-", ".\(name).old-"] where entry.hasPrefix(prefix) {
+                guard let pid = Int32(entry.dropFirst(prefix.count)), pid != getpid() else { continue }
+                if kill(pid, 0) != 0 && errno == ESRCH {
+                    try? FileManager.default.removeItem(at: parent.appendingPathComponent(entry))
+                }
+            }
+        }
+    }
+}

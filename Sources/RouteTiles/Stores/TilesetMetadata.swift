@@ -1,0 +1,115 @@
+import Foundation
+
+/// What a tileset says about itself: the `metadata.json` of a pyramid (the layout tippecanoe writes with `-e`),
+/// the MBTiles metadata table, and TileJSON 3.0.0.
+public struct TilesetMetadata: Sendable, Equatable {
+    public var name: String
+    public var description: String = ""
+    public var layerName: String
+    public var minZoom: Int
+    public var maxZoom: Int
+    /// West, south, east, north in degrees.
+    public var bounds: [Double]
+    /// Longitude, latitude, zoom.
+    public var center: [Double]
+    /// The layer's fields and their types (`String`, `Number`, `Boolean`, or `Mixed`).
+    public var fields: [String: String]
+
+    public init(name: String, layerName: String, minZoom: Int, maxZoom: Int, bounds: [Double], center: [Double],
+                fields: [String: String]) {
+        self.name = name
+        self.layerName = layerName
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+        self.bounds = bounds
+        self.center = center
+        self.fields = fields
+    }
+
+    /// The metadata of tiles cut by `tiler`.
+    public init(name: String, tiler: RouteTiler) {
+        let options = tiler.options
+        var fields: [String: String] = ["length_m": "Number"]
+        if options.lineMetrics {
+            for key in ["start_m", "end_m", "mapbox_clip_start", "mapbox_clip_end"] { fields[key] = "Number" }
+        }
+        for route in tiler.routes.routes {
+            for property in route.properties where !RouteTiler.reservedKeys.contains(property.key) {
+                let type = property.value.fieldType
+                if let known = fields[property.key], known != type {
+                    fields[property.key] = "Mixed"
+                } else {
+                    fields[property.key] = type
+                }
+            }
+        }
+        let b = tiler.routes.geographicBounds ?? (west: -180, south: -85.05112878, east: 180, north: 85.05112878)
+        let bounds = [b.west, b.south, b.east, b.north].map { ($0 * 1e6).rounded() / 1e6 }
+        // The zoom at which the routes' extent spans about one tile, within the tileset's zooms.
+        let span = max(tiler.routes.bounds.maxX - tiler.routes.bounds.minX, tiler.routes.bounds.maxY - tiler.routes.bounds.minY)
+        let fit = span > 0 ? Int(log2(WebMercator.worldSize / span).rounded(.down)) : options.maxZoom
+        let zoom = min(max(fit, options.minZoom), options.maxZoom)
+        let centre: [Double]
+        if tiler.routes.bounds.isEmpty {
+            centre = [0, 0, Double(zoom)]
+        } else {
+            let mid = WebMercator.unproject(MapPoint(x: (tiler.routes.bounds.minX + tiler.routes.bounds.maxX) / 2,
+                                                     y: (tiler.routes.bounds.minY + tiler.routes.bounds.maxY) / 2))
+            var lon = mid.longitude.truncatingRemainder(dividingBy: 360)
+            if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
+            centre = [(lon * 1e6).rounded() / 1e6, (mid.latitude * 1e6).rounded() / 1e6, Double(zoom)]
+        }
+        self.init(name: name, layerName: options.layerName, minZoom: options.minZoom, maxZoom: options.maxZoom,
+                  bounds: bounds, center: centre, fields: fields)
+    }
+
+    /// The `vector_layers` array of TileJSON and of the `json` metadata entry.
+    public var vectorLayers: [[String: Any]] {
+        [["id": layerName, "description": "", "minzoom": minZoom, "maxzoom": maxZoom, "fields": fields]]
+    }
+
+    private static func text(_ numbers: [Double]) -> String {
+        numbers.map { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int($0)) : String($0) }.joined(separator: ",")
+    }
+
+    /// Name/value pairs as tippecanoe writes them (every value a string; `json` holding `vector_layers`). The same
+    /// pairs fill the MBTiles `metadata` table.
+    public var pairs: [(String, String)] {
+        let json = Self.serialize(["vector_layers": vectorLayers], pretty: false)
+        return [
+            ("name", name), ("description", description), ("version", "2"),
+            ("minzoom", String(minZoom)), ("maxzoom", String(maxZoom)),
+            ("center", Self.text(center)), ("bounds", Self.text(bounds)),
+            ("type", "overlay"), ("format", "pbf"),
+            ("generator", "routetiles \(RouteTilesVersion.string)"),
+            ("json", String(decoding: json, as: UTF8.self)),
+        ]
+    }
+
+    /// `metadata.json` of a pyramid.
+    public var metadataJSON: [UInt8] {
+        var object: [String: Any] = [:]
+        for (key, value) in pairs { object[key] = value }
+        return Self.serialize(object, pretty: true)
+    }
+
+    /// TileJSON 3.0.0 with absolute tile URLs under `baseURL` (`{baseURL}/{z}/{x}/{y}.mvt`).
+    public func tileJSON(baseURL: String) -> [UInt8] {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        let object: [String: Any] = [
+            "tilejson": "3.0.0", "name": name, "description": description, "version": "1.0.0", "scheme": "xyz",
+            "tiles": ["\(base)/{z}/{x}/{y}.mvt"], "minzoom": minZoom, "maxzoom": maxZoom,
+            "bounds": bounds, "center": center, "vector_layers": vectorLayers,
+        ]
+        return Self.serialize(object, pretty: true)
+    }
+
+    static func serialize(_ object: Any, pretty: Bool) -> [UInt8] {
+        var options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
+        if pretty { options.insert(.prettyPrinted) }
+        // Only dictionaries, arrays, strings and numbers built above reach here, so this cannot fail.
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: options)) ?? Data("{}".utf8)
+        return Array(data) + (pretty ? [0x0a] : [])
+    }
+}

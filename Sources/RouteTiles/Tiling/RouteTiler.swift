@@ -1,0 +1,92 @@
+/// The tiling engine over one set of routes: answers any tile on demand through its index, and hands the
+/// pyramid builder its root spans. Immutable once built, so one instance serves any number of threads.
+public final class RouteTiler: Sendable {
+    public let options: TilingOptions
+    public let routes: ProjectedRouteSet
+    let importance: [Double]
+    /// Every segment of every line, once per world copy it is drawn in (see `SegmentSpan.shift`).
+    let rootSpans: [SegmentSpan]
+    let index: SegmentIndex
+    let featureProperties: [[Property]]
+
+    /// Projects and indexes routes. `options.problem` must be nil.
+    public convenience init(routes: [Route], options: TilingOptions) {
+        self.init(projected: ProjectedRouteSet(routes: routes), options: options)
+    }
+
+    public init(projected: ProjectedRouteSet, options: TilingOptions) {
+        self.options = options
+        self.routes = projected
+        // The smallest tolerance any simplified zoom asks for; detail below it is never needed.
+        let deepest = options.simplifyAtMaxZoom ? options.maxZoom : max(options.maxZoom - 1, 0)
+        let floor = options.squaredTolerance(zoom: deepest)
+        importance = VertexImportance.compute(projected, floor: max(floor, 0))
+        rootSpans = Self.rootSpans(projected, options: options)
+        index = SegmentIndex(spans: rootSpans, set: projected)
+        featureProperties = projected.routes.map { info in
+            var properties = info.properties.filter { !Self.reservedKeys.contains($0.key) }
+            properties.append(Property("length_m", TileCutter.metres(info.lengthMetres)))
+            return properties
+        }
+    }
+
+    /// Keys RouteTiles writes itself; a route property of the same name gives way.
+    public static let reservedKeys: Set<String> = ["length_m", "start_m", "end_m", "mapbox_clip_start", "mapbox_clip_end"]
+
+    /// The root tile's spans: every segment that meets the buffered world, for each world copy (one to the west,
+    /// the world itself, one to the east) that a line reaches.
+    static func rootSpans(_ set: ProjectedRouteSet, options: TilingOptions) -> [SegmentSpan] {
+        let root = WebMercator.bounds(of: TileID(z: 0, x: 0, y: 0), extent: options.extent, buffer: options.buffer)
+        var all = SpanList()
+        for line in 0..<set.lineCount {
+            let first = set.lineStarts[line], last = set.lineStarts[line + 1] - 1
+            guard last > first else { continue }
+            var minX = Double.infinity, maxX = -Double.infinity
+            for v in first...last {
+                minX = min(minX, set.xs[v])
+                maxX = max(maxX, set.xs[v])
+            }
+            for shift in [Int32(-1), 0, 1] {
+                let dx = Double(shift) * WebMercator.worldSize
+                guard minX + dx <= root.maxX, maxX + dx >= root.minX else { continue }
+                let whole = [SegmentSpan(line: Int32(line), shift: shift, first: Int32(first), end: Int32(last))]
+                SpanFilter.select(whole, meeting: root, in: set, into: &all)
+            }
+        }
+        return all.spans
+    }
+
+    /// The spans of one tile, found through the index.
+    func spans(for tile: TileID) -> [SegmentSpan] {
+        let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
+        var out = SpanList()
+        for run in index.runs(meeting: box) {
+            SpanFilter.select(CollectionOfOne(index.runs[run]), meeting: box, in: routes, into: &out)
+        }
+        return out.spans
+    }
+
+    /// A cutter with its own scratch space, for one thread.
+    func makeCutter() -> TileCutter {
+        TileCutter(set: routes, importance: importance, options: options, featureProperties: featureProperties)
+    }
+
+    /// The uncompressed MVT of one tile, or nil when no route touches it. The work is proportional to what lies in
+    /// the tile, not to the size of the route set. Gives the same bytes as the pyramid builder.
+    public func tile(z: Int, x: Int, y: Int) -> [UInt8]? {
+        let id = TileID(z: z, x: x, y: y)
+        guard id.isValid else { return nil }
+        var cutter = makeCutter()
+        return encode(id, spans: spans(for: id), cutter: &cutter)
+    }
+
+    /// Cuts and encodes one tile from its spans; nil when it holds no feature.
+    func encode(_ tile: TileID, spans: [SegmentSpan], cutter: inout TileCutter) -> [UInt8]? {
+        guard !spans.isEmpty else { return nil }
+        var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
+        guard cutter.cut(tile, spans: spans, into: &layer) > 0 else { return nil }
+        var tileBuilder = VectorTileBuilder()
+        tileBuilder.addLayer(layer)
+        return tileBuilder.encode()
+    }
+}

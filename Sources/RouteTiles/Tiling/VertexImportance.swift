@@ -1,0 +1,58 @@
+/// Douglas–Peucker importance of every vertex, computed once per line so that simplifying a tile at any zoom is a
+/// linear filter: a vertex is kept at squared tolerance t when its importance exceeds t.
+///
+/// A vertex's importance is its squared distance from the chord it split, capped by the importance of the vertex
+/// whose split made that chord. With the cap, the vertices kept at tolerance t are exactly those Douglas–Peucker
+/// keeps at t. Line ends get +∞. Recursion stops below `floor` (the smallest tolerance any zoom will ask for), so
+/// detail finer than the deepest simplified zoom costs nothing; such vertices get importance 0.
+enum VertexImportance {
+    static func compute(_ set: ProjectedRouteSet, floor: Double) -> [Double] {
+        var importance = [Double](repeating: 0, count: set.pointCount)
+        var stack: [(first: Int, last: Int, cap: Double)] = []
+        set.xs.withUnsafeBufferPointer { xs in
+            set.ys.withUnsafeBufferPointer { ys in
+                importance.withUnsafeMutableBufferPointer { out in
+                    for line in 0..<set.lineCount {
+                        let first = set.lineStarts[line], last = set.lineStarts[line + 1] - 1
+                        out[first] = .infinity
+                        out[last] = .infinity
+                        stack.append((first, last, .infinity))
+                        while let (a, b, cap) = stack.popLast() {
+                            guard b - a > 1 else { continue }
+                            var best = -1.0, index = a
+                            let ax = xs[a], ay = ys[a], bx = xs[b], by = ys[b]
+                            for i in (a + 1)..<b {
+                                let d = squaredSegmentDistance(xs[i], ys[i], ax, ay, bx, by)
+                                if d > best { best = d; index = i }
+                            }
+                            guard best > floor else { continue }
+                            let value = min(best, cap)
+                            out[index] = value
+                            stack.append((a, index, value))
+                            stack.append((index, b, value))
+                        }
+                    }
+                }
+            }
+        }
+        return importance
+    }
+
+    /// Squared distance from (px, py) to the segment (ax, ay)–(bx, by).
+    @inline(__always)
+    static func squaredSegmentDistance(_ px: Double, _ py: Double, _ ax: Double, _ ay: Double,
+                                       _ bx: Double, _ by: Double) -> Double {
+        var x = ax, y = ay
+        let dx = bx - ax, dy = by - ay
+        if dx != 0 || dy != 0 {
+            let t = ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)
+            if t > 1 {
+                x = bx; y = by
+            } else if t > 0 {
+                x += dx * t; y += dy * t
+            }
+        }
+        let ex = px - x, ey = py - y
+        return ex * ex + ey * ey
+    }
+}

@@ -1,0 +1,163 @@
+import ArgumentParser
+import Foundation
+import RouteTiles
+
+struct BuildCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "build",
+        abstract: "Build a tile pyramid ({z}/{x}/{y}.mvt and metadata.json) from route files.",
+        discussion: """
+            Inputs: GeoJSON (FeatureCollection, Feature, LineString, MultiLineString) and CSV with a header \
+            (lat/latitude and lon/lng/longitude columns; an optional route or id column groups rows into routes). \
+            The pyramid is written into a staging folder beside the output and moved into place at the end, so an \
+            interrupted build leaves any previous pyramid as it was.
+            """)
+
+    @Argument(help: "Route files to read.", completion: .file())
+    var inputs: [String]
+
+    @Option(name: .shortAndLong, help: "Output folder. Default: Tiles/build/<name of the first input>.")
+    var output: String?
+
+    @Flag(help: "Replace the output if it exists.")
+    var force = false
+
+    @Option(help: "Input format, instead of detecting it from the name and content (geojson, csv).")
+    var format: String?
+
+    @Option(help: "Lowest zoom written.")
+    var minzoom = 0
+
+    @Option(help: "Highest zoom written.")
+    var maxzoom = 14
+
+    @Option(help: "Tile extent in units.")
+    var extent = 4096
+
+    @Option(help: "Buffer around each tile, in tile units.")
+    var buffer = 64
+
+    @Option(help: "Simplification tolerance in tile units (0: none).")
+    var simplify = 1.0
+
+    @Flag(help: "Simplify at the highest zoom too (by default it keeps every vertex).")
+    var simplifyAtMaxzoom = false
+
+    @Option(help: "Name of the vector tile layer.")
+    var layer = "routes"
+
+    @Flag(help: "One feature per clipped part, with start_m, end_m, mapbox_clip_start and mapbox_clip_end.")
+    var lineMetrics = false
+
+    @Option(help: "gzip level, 0 (store) to 9 (smallest).")
+    var compressionLevel = 6
+
+    @Option(help: "Name of the tileset in metadata.json. Default: the output folder's name.")
+    var name: String?
+
+    @Option(help: "Public URL of the pyramid: writes tiles.json (TileJSON 3.0.0) with absolute tile URLs.")
+    var baseUrl: String?
+
+    @Flag(help: "Skip invalid routes (reporting how many) instead of stopping at the first one.")
+    var skipInvalid = false
+
+    @Option(help: "Worker threads. Default: one per core.")
+    var threads: Int?
+
+    @Flag(name: .shortAndLong, help: "No progress and no summary.")
+    var quiet = false
+
+    var tilingOptions: TilingOptions {
+        var o = TilingOptions()
+        o.minZoom = minzoom
+        o.maxZoom = maxzoom
+        o.extent = extent
+        o.buffer = buffer
+        o.simplification = simplify
+        o.simplifyAtMaxZoom = simplifyAtMaxzoom
+        o.layerName = layer
+        o.lineMetrics = lineMetrics
+        return o
+    }
+
+    func validate() throws {
+        if let problem = tilingOptions.problem { throw ValidationError(problem) }
+        if !(0...9).contains(compressionLevel) { throw ValidationError("--compression-level must lie in 0...9") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if let format, InputFormat(rawValue: format.lowercased()) == nil {
+            throw ValidationError("unknown --format '\(format)'; known: "
+                + InputFormat.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        if let baseUrl, !(baseUrl.hasPrefix("http://") || baseUrl.hasPrefix("https://")) {
+            throw ValidationError("--base-url must be an absolute http(s) URL")
+        }
+    }
+
+    func run() throws {
+        let started = Date()
+        let terminal = Terminal(quiet: quiet)
+        let routes = try readInputs(terminal: terminal)
+        let options = tilingOptions
+        let tiler = RouteTiler(routes: routes, options: options)
+        let outputPath = output ?? "Tiles/build/" + Self.defaultName(for: inputs[0])
+        let destination = URL(fileURLWithPath: outputPath)
+        let store: DirectoryTileStore
+        do {
+            store = try DirectoryTileStore(destination: destination, replace: force)
+        } catch {
+            throw failure("error: \(error)")
+        }
+        let cleanup = InterruptCleanup { store.abort() }
+        defer { cleanup.cancel() }
+
+        let builder = PyramidBuilder(tiler: tiler, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
+                                     compressionLevel: Int32(compressionLevel))
+        let statistics: BuildStatistics
+        do {
+            statistics = try builder.build(into: store, progress: terminal.progressReporter(started: started))
+            terminal.endProgress()
+            let metadata = TilesetMetadata(name: name ?? destination.lastPathComponent, tiler: tiler)
+            try store.putFile(named: "metadata.json", contents: metadata.metadataJSON)
+            if let baseUrl { try store.putFile(named: "tiles.json", contents: metadata.tileJSON(baseURL: baseUrl)) }
+            try store.commit()
+        } catch {
+            store.abort()
+            terminal.endProgress()
+            throw failure("error: \(error)")
+        }
+        terminal.summary(routes: tiler.routes.routes.count, points: tiler.routes.pointCount,
+                         statistics: statistics, seconds: Date().timeIntervalSince(started),
+                         output: destination.path)
+    }
+
+    private func readInputs(terminal: Terminal) throws -> [Route] {
+        var options = ReadOptions()
+        options.skipInvalid = skipInvalid
+        let forced = format.flatMap { InputFormat(rawValue: $0.lowercased()) }
+        var all = ReadResult(routes: [], skippedGeometries: [:], invalid: [])
+        for input in inputs {
+            do {
+                all.append(try RouteReader.read(path: input, format: forced, options: options))
+            } catch {
+                throw failure("error: \(error)")
+            }
+        }
+        if !all.skippedGeometries.isEmpty {
+            let list = all.skippedGeometries.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+            terminal.note("skipped features that are not lines: " + list.joined(separator: ", "))
+        }
+        if !all.invalid.isEmpty {
+            terminal.note("skipped \(all.invalid.count) invalid route(s) (--skip-invalid); the first: \(all.invalid[0])")
+        }
+        guard !all.routes.isEmpty else {
+            throw failure("error: no routes in " + inputs.joined(separator: ", "))
+        }
+        return all.routes
+    }
+
+    /// "Tiles/samples/commute.geojson" → "commute".
+    static func defaultName(for input: String) -> String {
+        let base = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
+        return base.isEmpty ? "routes" : base
+    }
+}

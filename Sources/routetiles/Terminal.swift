@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import RouteTiles
+
+/// Prints `text` on standard error and gives the exit code of a failed command, to throw.
+func failure(_ text: String) -> ExitCode {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+    return .failure
+}
+
+/// Progress and summaries on standard error. Progress shows only when standard error is a terminal.
+struct Terminal: Sendable {
+    let quiet: Bool
+    let interactive: Bool
+
+    init(quiet: Bool) {
+        self.quiet = quiet
+        interactive = isatty(STDERR_FILENO) == 1
+    }
+
+    func note(_ text: String) {
+        guard !quiet else { return }
+        FileHandle.standardError.write(Data(("note: " + text + "\n").utf8))
+    }
+
+    /// A progress callback that redraws one line: tiles done, tiles/s, elapsed time, current zoom.
+    func progressReporter(started: Date) -> (@Sendable (BuildProgress) -> Void)? {
+        guard !quiet, interactive else { return nil }
+        return { p in
+            let elapsed = Date().timeIntervalSince(started)
+            let rate = elapsed > 0 ? Double(p.tilesWritten) / elapsed : 0
+            let line = String(format: "\r\u{1B}[K  z%-2d  %d tiles  %.0f tiles/s  %.1f s", p.zoom, p.tilesWritten, rate, elapsed)
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
+
+    /// Clears the progress line.
+    func endProgress() {
+        guard !quiet, interactive else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    func summary(routes: Int, points: Int, statistics: BuildStatistics, seconds: Double, output: String) {
+        guard !quiet else { return }
+        var text = "\(routes) routes, \(points) points → \(statistics.tiles) tiles, \(Self.bytes(statistics.bytes)) "
+        text += String(format: "in %.2f s (%.0f tiles/s)\n", seconds, seconds > 0 ? Double(statistics.tiles) / seconds : 0)
+        for z in statistics.tilesPerZoom.keys.sorted() {
+            let count = statistics.tilesPerZoom[z] ?? 0
+            let bytes = statistics.bytesPerZoom[z] ?? 0
+            text += String(format: "  z%-2d %9d tiles %12@\n", z, count, Self.bytes(bytes))
+        }
+        text += "wrote \(output)\n"
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    static func bytes(_ n: Int) -> String {
+        if n < 1024 { return "\(n) B" }
+        if n < 1 << 20 { return String(format: "%.1f KiB", Double(n) / 1024) }
+        return String(format: "%.1f MiB", Double(n) / 1_048_576)
+    }
+}
