@@ -14,6 +14,15 @@ enum GeometryCommand: UInt32, Sendable {
         (rawValue & 0x7) | (UInt32(truncatingIfNeeded: count) << 3)
     }
 
+    /// The name the specification uses.
+    var name: String {
+        switch self {
+        case .moveTo: return "MoveTo"
+        case .lineTo: return "LineTo"
+        case .closePath: return "ClosePath"
+        }
+    }
+
     /// The number of parameter integers that follow the command integer for each repetition.
     var parametersPerRepetition: Int {
         switch self {
