@@ -36,11 +36,12 @@ struct ProtobufReader {
             guard position < end else { throw error("truncated varint", at: start) }
             let byte = bytes[position]
             position += 1
+            // The tenth byte holds bit 63 only: anything more (including a continuation bit, which would make
+            // the varint longer than 10 bytes) overflows.
             if shift == 63, byte > 1 { throw error("varint does not fit in 64 bits", at: start) }
             result |= UInt64(byte & 0x7F) << shift
             if byte < 0x80 { return result }
             shift += 7
-            if shift > 63 { throw error("varint longer than 10 bytes", at: start) }
         }
     }
 
