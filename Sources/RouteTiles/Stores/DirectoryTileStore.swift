@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Errors of the stores, with the path they concern.
 public struct StoreError: Error, CustomStringConvertible, Sendable {
@@ -21,8 +20,6 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 public final class DirectoryTileStore: TileSink {
     public let destination: URL
     public let staging: URL
-    /// `z * 2^32 + x` of the column folders already created.
-    private let madeFolders = Mutex(Set<Int>())
 
     /// Prepares a build into `destination`. Unless `replace`, an existing destination is an error.
     public init(destination: URL, replace: Bool) throws {
@@ -47,16 +44,15 @@ public final class DirectoryTileStore: TileSink {
     }
 
     public func put(_ tile: TileID, gzipData: [UInt8]) throws {
-        let column = tile.z << 32 | tile.x
         let zPath = staging.path + "/\(tile.z)"
         let xPath = zPath + "/\(tile.x)"
-        let isNew = madeFolders.withLock { $0.insert(column).inserted }
-        if isNew {
-            for folder in [zPath, xPath] where mkdir(folder, 0o755) != 0 && errno != EEXIST {
-                throw StoreError(path: folder, message: "cannot create folder: \(String(cString: strerror(errno)))")
-            }
+        let path = xPath + "/\(tile.y).mvt"
+        // The first tile of a column finds no folder: make it (another thread may be making it too) and retry.
+        if try Self.writeFile(path, gzipData, missingFolderIsError: false) { return }
+        for folder in [zPath, xPath] where mkdir(folder, 0o755) != 0 && errno != EEXIST {
+            throw StoreError(path: folder, message: "cannot create folder: \(String(cString: strerror(errno)))")
         }
-        try Self.writeFile(xPath + "/\(tile.y).mvt", gzipData)
+        try Self.writeFile(path, gzipData)
     }
 
     /// Writes a small file (metadata) into the pyramid before commit.
@@ -90,8 +86,12 @@ public final class DirectoryTileStore: TileSink {
         try? FileManager.default.removeItem(at: staging)
     }
 
-    static func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+    /// Writes a whole file. Returns false, having written nothing, when its folder is missing and
+    /// `missingFolderIsError` is false.
+    @discardableResult
+    static func writeFile(_ path: String, _ bytes: [UInt8], missingFolderIsError: Bool = true) throws -> Bool {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if fd < 0 && errno == ENOENT && !missingFolderIsError { return false }
         guard fd >= 0 else { throw StoreError(path: path, message: "cannot create: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var offset = 0
@@ -106,6 +106,7 @@ public final class DirectoryTileStore: TileSink {
                 offset += n
             }
         }
+        return true
     }
 
     /// Removes `.NAME.partial-PID` and `.NAME.old-PID` folders left by builds whose process no longer exists.
