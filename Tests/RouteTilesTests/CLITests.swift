@@ -1,0 +1,221 @@
+import Foundation
+import Testing
+@testable import RouteTiles
+
+/// The `routetiles` binary, run as a user would.
+@Suite(.serialized) struct CLITests {
+    let samples = ExternalTool.packageRoot.appendingPathComponent("Tiles/samples")
+
+    func sample(_ name: String) -> String { samples.appendingPathComponent(name).path }
+
+    func files(under folder: String) throws -> [String: [UInt8]] {
+        var result: [String: [UInt8]] = [:]
+        let base = URL(fileURLWithPath: folder)
+        let enumerator = FileManager.default.enumerator(atPath: folder)
+        while let relative = enumerator?.nextObject() as? String {
+            var isFolder: ObjCBool = false
+            let url = base.appendingPathComponent(relative)
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue {
+                result[relative] = Array(try Data(contentsOf: url))
+            }
+        }
+        return result
+    }
+
+    @Test func buildsTheSamplesWithMetadataAndTileJSON() throws {
+        let tmp = try TemporaryFolder()
+        let out = tmp.path("samples")
+        let r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), sample("berlin-transit.geojson"),
+                                                               sample("bike-rides.csv"), "-o", out, "--maxzoom", "10",
+                                                               "--base-url", "https://tiles.example.com/samples/"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("1 Point"), "the skipped station is reported: \(r.stderr)")
+        #expect(r.stderr.contains("z10"))
+        let metadata = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/metadata.json"))) as? [String: Any])
+        #expect(metadata["name"] as? String == "samples")
+        #expect(metadata["format"] as? String == "pbf")
+        #expect(metadata["minzoom"] as? String == "0" && metadata["maxzoom"] as? String == "10")
+        let bounds = try #require((metadata["bounds"] as? String)?.split(separator: ",").compactMap { Double($0) })
+        #expect(bounds.count == 4 && bounds[0] < -122 && bounds[2] > 13.3 && bounds[1] > 37 && bounds[3] < 53)
+        let json = try #require((metadata["json"] as? String)?.data(using: .utf8))
+        let layers = try #require((try JSONSerialization.jsonObject(with: json) as? [String: Any])?["vector_layers"] as? [[String: Any]])
+        #expect(layers.count == 1 && layers[0]["id"] as? String == "routes")
+        let fields = try #require(layers[0]["fields"] as? [String: String])
+        #expect(fields["name"] == "String" && fields["length_m"] == "Number" && fields["accessible"] == "Boolean")
+
+        let tilejson = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/tiles.json"))) as? [String: Any])
+        #expect(tilejson["tilejson"] as? String == "3.0.0")
+        #expect((tilejson["tiles"] as? [String]) == ["https://tiles.example.com/samples/{z}/{x}/{y}.mvt"])
+        #expect((tilejson["vector_layers"] as? [[String: Any]])?.first?["id"] as? String == "routes")
+
+        let all = try files(under: out)
+        let tiles = all.filter { $0.key.hasSuffix(".mvt") }
+        // At least one tile at every zoom.
+        let zooms = Set(tiles.keys.compactMap { Int($0.split(separator: "/")[0]) })
+        #expect(zooms == Set(0...10))
+        #expect(tiles.values.allSatisfy { $0.starts(with: [0x1f, 0x8b]) })
+        // Nothing but the pyramid is left in the parent folder.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.url.path) == ["samples"])
+    }
+
+    @Test func sameInputGivesByteIdenticalPyramidsAtAnyThreadCount() throws {
+        let tmp = try TemporaryFolder()
+        for (name, threads) in [("a", "1"), ("b", "2"), ("c", "2")] {
+            let r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("flights.geojson"), sample("paris-runs.geojson"),
+                                                                   "-o", tmp.path(name), "--name", "same", "--maxzoom", "9",
+                                                                   "--threads", threads, "--quiet"])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.isEmpty, "--quiet prints nothing: \(r.stderr)")
+        }
+        let a = try files(under: tmp.path("a"))
+        #expect(a.count > 50)
+        #expect(a == (try files(under: tmp.path("b"))))
+        #expect(a == (try files(under: tmp.path("c"))))
+    }
+
+    @Test func syntaxErrorNamesFileLineAndColumnAndWritesNothing() throws {
+        let tmp = try TemporaryFolder()
+        let bad = tmp.path("bad.geojson")
+        try Data("{\"type\": \"FeatureCollection\",\n \"features\": [\n   {\"type\": \"Feature\" \"geometry\": null}\n]}\n".utf8)
+            .write(to: URL(fileURLWithPath: bad))
+        let r = try ExternalTool.run(ExternalTool.routetiles, ["build", bad, "-o", tmp.path("out")])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("bad.geojson:3:"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: tmp.path("out")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.url.path) == ["bad.geojson"])
+    }
+
+    @Test func invalidRouteStopsTheBuildUnlessSkipped() throws {
+        let tmp = try TemporaryFolder()
+        let input = tmp.path("routes.geojson")
+        try Data("""
+            {"type":"FeatureCollection","features":[
+            {"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]}},
+            {"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0],[1,95]]}},
+            {"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0]]}}]}
+            """.utf8).write(to: URL(fileURLWithPath: input))
+        let strict = try ExternalTool.run(ExternalTool.routetiles, ["build", input, "-o", tmp.path("strict"), "--maxzoom", "3"])
+        #expect(strict.status != 0)
+        #expect(strict.stderr.contains("routes.geojson: feature 1:") && strict.stderr.contains("latitude"), "\(strict.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: tmp.path("strict")))
+
+        let lenient = try ExternalTool.run(ExternalTool.routetiles, ["build", input, "-o", tmp.path("lenient"), "--maxzoom", "3",
+                                                                     "--skip-invalid"])
+        #expect(lenient.status == 0, "\(lenient.stderr)")
+        #expect(lenient.stderr.contains("skipped 2 invalid"), "\(lenient.stderr)")
+        #expect(lenient.stderr.contains("1 routes"), "\(lenient.stderr)")
+    }
+
+    @Test func existingOutputIsReplacedOnlyWithForce() throws {
+        let tmp = try TemporaryFolder()
+        let out = tmp.path("out")
+        var r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("berlin-transit.geojson"), "-o", out, "--maxzoom", "4", "--name", "first"])
+        #expect(r.status == 0)
+        r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "4", "--name", "second"])
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("--force"))
+        #expect(try String(contentsOfFile: out + "/metadata.json", encoding: .utf8).contains("\"first\""))
+        r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "4", "--name", "second", "--force"])
+        #expect(r.status == 0)
+        #expect(try String(contentsOfFile: out + "/metadata.json", encoding: .utf8).contains("\"second\""))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.url.path) == ["out"])
+    }
+
+    /// Writes a GeoJSON file big enough that a debug build of it runs for several seconds.
+    func writeLargeInput(_ path: String) throws {
+        var rng = SeededGenerator(seed: 99)
+        var text = #"{"type":"FeatureCollection","features":["#
+        for i in 0..<20 {
+            let coords = Sample.track(count: 8000, lon: .random(in: -20...20, using: &rng), lat: .random(in: 30...50, using: &rng),
+                                      step: 0.0005, using: &rng)
+            text += (i > 0 ? "," : "") + #"{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":["#
+            text += coords.map { "[\($0.longitude),\($0.latitude)]" }.joined(separator: ",") + "]}}"
+        }
+        try Data((text + "]}").utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Starts a long build over `out`, stops it with `signal` once its staging folder exists, and returns its status.
+    func interruptBuild(input: String, out: String, signal: Int32) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
+        process.arguments = ["build", input, "-o", out, "--maxzoom", "18", "--force", "--quiet"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let parent = URL(fileURLWithPath: out).deletingLastPathComponent().path
+        let staging = ".\(URL(fileURLWithPath: out).lastPathComponent).partial-\(process.processIdentifier)"
+        let deadline = Date().addingTimeInterval(30)
+        // Wait until tiles are being written into the staging folder.
+        while Date() < deadline && process.isRunning {
+            if let zooms = try? FileManager.default.contentsOfDirectory(atPath: parent + "/" + staging), zooms.count > 3 { break }
+            usleep(20_000)
+        }
+        #expect(process.isRunning, "the build ended before it could be interrupted")
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return (process.terminationStatus, staging)
+    }
+
+    @Test func interruptedBuildLeavesThePreviousPyramidAsItWas() throws {
+        let tmp = try TemporaryFolder()
+        let out = tmp.path("out")
+        let r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("berlin-transit.geojson"), "-o", out, "--maxzoom", "6"])
+        #expect(r.status == 0)
+        let before = try files(under: out)
+        let big = tmp.path("big.geojson")
+        try writeLargeInput(big)
+
+        // Ctrl-C: the staging folder is removed, the old pyramid stays.
+        let (status, _) = try interruptBuild(input: big, out: out, signal: SIGINT)
+        #expect(status == 128 + SIGINT)
+        #expect(try files(under: out) == before)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: tmp.url.path)) == ["out", "big.geojson"])
+
+        // kill -9: nothing can clean up, but the old pyramid is intact, and the next build sweeps the leftovers.
+        let (killed, staging) = try interruptBuild(input: big, out: out, signal: SIGKILL)
+        #expect(killed == SIGKILL)
+        #expect(try files(under: out) == before)
+        #expect(FileManager.default.fileExists(atPath: tmp.path(staging)))
+        let again = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "3", "--force"])
+        #expect(again.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: tmp.path(staging)))
+    }
+
+    @Test func inspectDecodesATileToGeoJSON() throws {
+        let tmp = try TemporaryFolder()
+        let out = tmp.path("out")
+        #expect(try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "12"]).status == 0)
+        let tile = WebMercator.tile(containing: Coordinate(longitude: 2.35, latitude: 48.86), zoom: 12)
+        let r = try ExternalTool.run(ExternalTool.routetiles, ["inspect", out, tile.description])
+        #expect(r.status == 0, "\(r.stderr)")
+        let collection = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
+        let features = try #require(collection["features"] as? [[String: Any]])
+        #expect(!features.isEmpty)
+        for feature in features {
+            #expect(feature["layer"] as? String == "routes")
+            let geometry = try #require(feature["geometry"] as? [String: Any])
+            let lines: [[[Double]]]
+            if geometry["type"] as? String == "LineString" {
+                lines = [try #require(geometry["coordinates"] as? [[Double]])]
+            } else {
+                lines = try #require(geometry["coordinates"] as? [[[Double]]])
+            }
+            for p in lines.joined() { #expect(abs(p[0] - 2.35) < 0.2 && abs(p[1] - 48.86) < 0.2) }
+        }
+        // A single tile file, and a missing tile.
+        let file = try ExternalTool.run(ExternalTool.routetiles, ["inspect", "\(out)/\(tile.z)/\(tile.x)/\(tile.y).mvt", tile.description])
+        #expect(file.stdout == r.stdout)
+        let missing = try ExternalTool.run(ExternalTool.routetiles, ["inspect", out, "12/0/0"])
+        #expect(missing.status != 0 && missing.stderr.contains("no such tile"))
+    }
+
+    @Test func badOptionsAreRejectedWithAReason() throws {
+        for (args, text) in [(["--minzoom", "9", "--maxzoom", "3"], "minzoom"), (["--extent", "100"], "extent"),
+                             (["--compression-level", "12"], "compression-level"), (["--format", "kml"], "kml")] {
+            let r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("flights.geojson")] + args)
+            #expect(r.status != 0)
+            #expect(r.stderr.contains(text), "\(args): \(r.stderr)")
+        }
+        let missing = try ExternalTool.run(ExternalTool.routetiles, ["build", "/nonexistent/routes.geojson"])
+        #expect(missing.status != 0 && missing.stderr.contains("/nonexistent/routes.geojson"))
+    }
+}

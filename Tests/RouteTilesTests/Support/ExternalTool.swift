@@ -1,0 +1,90 @@
+import Foundation
+
+/// Runs programs for end-to-end tests: our own CLI, and independent decoders.
+enum ExternalTool {
+    struct Result {
+        var status: Int32
+        var stdout: [UInt8]
+        var stderr: String
+        var text: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    /// The folder holding the built products (the CLI binary sits beside the test bundle).
+    static var productsFolder: URL {
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var folder = exe.deletingLastPathComponent()
+        // On Linux the tests run from .build/<config>/<Package>PackageTests.xctest.
+        while folder.path != "/" && !FileManager.default.fileExists(atPath: folder.appendingPathComponent("routetiles").path) {
+            folder = folder.deletingLastPathComponent()
+        }
+        return folder
+    }
+
+    static var routetiles: String { productsFolder.appendingPathComponent("routetiles").path }
+
+    /// The package root (for the bundled samples).
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// Whether `name` is on the PATH.
+    static func available(_ name: String) -> Bool {
+        (try? run("/usr/bin/env", ["which", name]).status == 0) ?? false
+    }
+
+    /// Whether a Python module imports.
+    static func pythonHas(_ module: String) -> Bool {
+        (try? run("/usr/bin/env", ["python3", "-c", "import \(module)"]).status == 0) ?? false
+    }
+
+    /// Tests that need an independent tool run in CI (where `.ci/run` installs it) or wherever it is present.
+    static func required(_ present: Bool) -> Bool {
+        present || ProcessInfo.processInfo.environment["CI"] != nil
+    }
+
+    /// Runs a program to completion (killed after `timeout` seconds) and collects its output.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil,
+                    timeout: Double = 120) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
+        try input.fileHandleForWriting.close()
+        let timer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
+        // Drain stderr on another thread while reading stdout, so that neither pipe can fill up and block the child.
+        let errBox = ErrorOutput()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        let errData = errBox.data
+        process.waitUntilExit()
+        timer.cancel()
+        return Result(status: process.terminationStatus, stdout: Array(outData),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// Stderr collected on another thread; read only after that thread is done (DispatchGroup.wait).
+private final class ErrorOutput: @unchecked Sendable {
+    var data = Data()
+}
+
+/// A temporary folder, removed at the end of the test.
+final class TemporaryFolder {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("routetiles-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
