@@ -129,3 +129,35 @@ struct ProtobufWriter: Sendable {
         varintSize(UInt64(field) << 3) + varintSize(UInt64(length)) + length
     }
 }
+
+/// Writes varints into a buffer sized beforehand (callers allow 5 bytes per 32-bit varint), without the uniqueness
+/// and capacity checks of appending to an array byte by byte. Running out of room never writes past the buffer: it
+/// sets `overflowed`, and the caller gives up.
+struct VarintBufferWriter {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+    private(set) var overflowed = false
+
+    init(buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    @inline(__always)
+    mutating func writeVarint(_ value: UInt32) {
+        var rest = value
+        while true {
+            guard count < buffer.count else {
+                overflowed = true
+                return
+            }
+            if rest < 0x80 {
+                buffer[count] = UInt8(truncatingIfNeeded: rest)
+                count += 1
+                return
+            }
+            buffer[count] = UInt8(truncatingIfNeeded: rest) | 0x80
+            count += 1
+            rest >>= 7
+        }
+    }
+}
