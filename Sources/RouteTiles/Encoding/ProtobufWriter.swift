@@ -1,7 +1,6 @@
 /// Appends protobuf wire-format data (varints, zigzag integers, tags, length-delimited fields) to a byte buffer.
 ///
-/// A writer is a value: keep one per buffer, clear it with `removeAll()` to reuse its storage. Nothing here allocates
-/// except the buffer growing.
+/// Nothing here allocates except the buffer growing; reserve capacity up front where the size is known.
 struct ProtobufWriter: Sendable {
     private(set) var bytes: [UInt8]
 
@@ -12,20 +11,6 @@ struct ProtobufWriter: Sendable {
 
     var count: Int { bytes.count }
     var isEmpty: Bool { bytes.isEmpty }
-
-    /// Empties the buffer, keeping its storage.
-    mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
-    }
-
-    /// Drops everything after the first `count` bytes.
-    mutating func truncate(to count: Int) {
-        if count >= 0, count < bytes.count { bytes.removeSubrange(count...) }
-    }
-
-    mutating func reserveCapacity(_ capacity: Int) {
-        bytes.reserveCapacity(capacity)
-    }
 
     // MARK: Scalars
 
@@ -44,11 +29,6 @@ struct ProtobufWriter: Sendable {
     @inline(__always)
     mutating func writeVarint(_ value: UInt32) {
         writeVarint(UInt64(value))
-    }
-
-    /// Writes a signed integer zigzag-encoded (`sint64`).
-    mutating func writeZigZag(_ value: Int64) {
-        writeVarint(Self.zigZag(value))
     }
 
     /// Writes the 8 bytes of `value` little-endian (`fixed64`, `double`).
@@ -79,11 +59,6 @@ struct ProtobufWriter: Sendable {
     mutating func writeVarintField(_ field: UInt32, _ value: UInt64) {
         writeTag(field: field, wireType: .varint)
         writeVarint(value)
-    }
-
-    mutating func writeDoubleField(_ field: UInt32, _ value: Double) {
-        writeTag(field: field, wireType: .fixed64)
-        writeFixed64(value.bitPattern)
     }
 
     /// Writes a length-delimited field holding `contents` as they are.
