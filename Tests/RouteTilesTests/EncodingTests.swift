@@ -236,6 +236,62 @@ private typealias T = TileTestSupport
         #expect(!layer.isEmpty)
     }
 
+    // MARK: Key and value tables
+
+    @Test func indexTableNumbersElementsInFirstSeenOrderThroughGrowth() {
+        var strings = IndexTable<ExactString>()
+        var numbers = IndexTable<TileValue>()
+        for round in 0..<2 {
+            for index in 0..<5000 {
+                let string = strings.index(of: ExactString("key \(index)"))
+                #expect(string.index == UInt32(index) && string.inserted == (round == 0))
+                let number = numbers.index(of: .uint(UInt64(index) << 32))
+                #expect(number.index == UInt32(index) && number.inserted == (round == 0))
+            }
+        }
+        #expect(strings.count == 5000)
+        #expect(numbers.elements.last == .uint(4999 << 32))
+        // Same payload, different kinds: different entries.
+        #expect(numbers.index(of: .sint(0)).inserted)
+        #expect(numbers.index(of: .double(bitPattern: 0)).inserted)
+        #expect(numbers.index(of: .bool(false)).inserted)
+        #expect(!numbers.index(of: .uint(0)).inserted)
+    }
+
+    @Test func exactStringsCompareBytes() {
+        #expect("\u{E9}" == "e\u{301}") // Swift's String equality: canonical equivalence
+        #expect(ExactString("\u{E9}") != ExactString("e\u{301}"))
+        #expect(ExactString("caf\u{E9}") == ExactString("caf\u{E9}"))
+        #expect(ExactString("") == ExactString(""))
+        #expect(ExactString("a") != ExactString("b"))
+        let long = String(repeating: "long string ", count: 10)
+        #expect(ExactString(long) == ExactString(String(long.reversed().reversed())))
+        #expect(ExactString(long + "x") != ExactString(long + "y"))
+    }
+
+    @Test func recentKeyAndValueShortcutsFollowChangingOrders() throws {
+        // Keys in changing orders and values that repeat, change and come back exercise every path of the shortcuts.
+        let propertySets: [[Property]] = [
+            [Property("a", .int(1)), Property("b", .string("x"))],
+            [Property("a", .int(1)), Property("b", .string("y"))],
+            [Property("b", .string("x")), Property("a", .int(2))],
+            [Property("c", .bool(true)), Property("b", .string("y")), Property("a", .int(1))],
+            [Property("a", .int(2))],
+            [Property("b", .string("x")), Property("c", .bool(true))],
+        ]
+        var layer = VectorLayerBuilder(name: "routes")
+        for properties in propertySets {
+            let added = layer.addFeature(id: nil, geometry: T.points((1, 1)), properties: properties)
+            #expect(added)
+        }
+        var tile = VectorTileBuilder()
+        tile.addLayer(layer)
+        let decoded = try #require(try VectorTileDecoder.decode(tile.encode()).layers.first)
+        #expect(decoded.keys == ["a", "b", "c"])
+        #expect(decoded.values == [.int(1), .string("x"), .string("y"), .int(2), .bool(true)])
+        #expect(decoded.features.map(\.properties) == propertySets)
+    }
+
     // MARK: Protobuf primitives
 
     @Test func varintsAndZigZag() {

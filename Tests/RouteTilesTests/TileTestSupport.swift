@@ -22,9 +22,9 @@ enum TileTestSupport {
 
     /// The command stream `GeometryEncoder` writes, or nil when it refuses the geometry.
     static func encodedGeometry(_ geometry: TileGeometry) -> [UInt8]? {
-        var writer = ProtobufWriter()
-        guard GeometryEncoder.encode(geometry, into: &writer) else { return nil }
-        return writer.bytes
+        var buffer: [UInt8] = []
+        guard let count = GeometryEncoder.encode(geometry, into: &buffer) else { return nil }
+        return Array(buffer.prefix(count))
     }
 
     /// Equality that tells apart what a tile tells apart: doubles by bit pattern, strings by UTF-8 bytes.

@@ -1,7 +1,6 @@
 /// Appends protobuf wire-format data (varints, zigzag integers, tags, length-delimited fields) to a byte buffer.
 ///
-/// A writer is a value: keep one per buffer, clear it with `removeAll()` to reuse its storage. Nothing here allocates
-/// except the buffer growing.
+/// Nothing here allocates except the buffer growing; reserve capacity up front where the size is known.
 struct ProtobufWriter: Sendable {
     private(set) var bytes: [UInt8]
 
@@ -12,20 +11,6 @@ struct ProtobufWriter: Sendable {
 
     var count: Int { bytes.count }
     var isEmpty: Bool { bytes.isEmpty }
-
-    /// Empties the buffer, keeping its storage.
-    mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
-    }
-
-    /// Drops everything after the first `count` bytes.
-    mutating func truncate(to count: Int) {
-        if count >= 0, count < bytes.count { bytes.removeSubrange(count...) }
-    }
-
-    mutating func reserveCapacity(_ capacity: Int) {
-        bytes.reserveCapacity(capacity)
-    }
 
     // MARK: Scalars
 
@@ -44,11 +29,6 @@ struct ProtobufWriter: Sendable {
     @inline(__always)
     mutating func writeVarint(_ value: UInt32) {
         writeVarint(UInt64(value))
-    }
-
-    /// Writes a signed integer zigzag-encoded (`sint64`).
-    mutating func writeZigZag(_ value: Int64) {
-        writeVarint(Self.zigZag(value))
     }
 
     /// Writes the 8 bytes of `value` little-endian (`fixed64`, `double`).
@@ -79,11 +59,6 @@ struct ProtobufWriter: Sendable {
     mutating func writeVarintField(_ field: UInt32, _ value: UInt64) {
         writeTag(field: field, wireType: .varint)
         writeVarint(value)
-    }
-
-    mutating func writeDoubleField(_ field: UInt32, _ value: Double) {
-        writeTag(field: field, wireType: .fixed64)
-        writeFixed64(value.bitPattern)
     }
 
     /// Writes a length-delimited field holding `contents` as they are.
@@ -127,5 +102,37 @@ struct ProtobufWriter: Sendable {
     /// The number of bytes of a length-delimited field with `length` bytes of contents.
     static func lengthDelimitedFieldSize(field: UInt32, length: Int) -> Int {
         varintSize(UInt64(field) << 3) + varintSize(UInt64(length)) + length
+    }
+}
+
+/// Writes varints into a buffer sized beforehand (callers allow 5 bytes per 32-bit varint), without the uniqueness
+/// and capacity checks of appending to an array byte by byte. Running out of room never writes past the buffer: it
+/// sets `overflowed`, and the caller gives up.
+struct VarintBufferWriter {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+    private(set) var overflowed = false
+
+    init(buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    @inline(__always)
+    mutating func writeVarint(_ value: UInt32) {
+        var rest = value
+        while true {
+            guard count < buffer.count else {
+                overflowed = true
+                return
+            }
+            if rest < 0x80 {
+                buffer[count] = UInt8(truncatingIfNeeded: rest)
+                count += 1
+                return
+            }
+            buffer[count] = UInt8(truncatingIfNeeded: rest) | 0x80
+            count += 1
+            rest >>= 7
+        }
     }
 }

@@ -10,17 +10,25 @@ public struct VectorLayerBuilder: Sendable {
 
     /// Encoded `features` fields (key, length, Feature message), in the order added.
     private(set) var featureBytes = ProtobufWriter(capacity: 1024)
-    /// Encoded `keys` fields, one per entry of `keyIndexes`, in index order.
+    /// Encoded `keys` fields, one per entry of `keyTable`, in index order.
     private(set) var keyBytes = ProtobufWriter(capacity: 128)
-    /// Encoded `values` fields, one per entry of `valueIndexes`, in index order.
+    /// Encoded `values` fields, one per entry of `valueTable`, in index order.
     private(set) var valueBytes = ProtobufWriter(capacity: 256)
-    private var keyIndexes: [ExactString: UInt32] = [:]
-    private var valueIndexes: [TileValue: UInt32] = [:]
+    private var keyTable = IndexTable<ExactString>()
+    private var valueTable = IndexTable<TileValue>()
 
-    // Scratch buffers, refilled for each feature so that adding a feature allocates nothing once they have grown.
-    private var geometryScratch = ProtobufWriter(capacity: 256)
-    private var tagScratch = ProtobufWriter(capacity: 32)
-    private var valueScratch = ProtobufWriter(capacity: 32)
+    // Features of one layer usually list the same keys in the same order, and often repeat a key's value: checking
+    // the last ones first with a byte comparison saves most table lookups.
+    /// For each property position, the index of the key last seen there.
+    private var recentKeyIndexes: [UInt32] = []
+    /// For each key index, the index of the value last seen with that key, or `noValue`.
+    private var recentValueIndexes: [UInt32] = []
+    private static let noValue = UInt32.max
+
+    /// Scratch space for the geometry of the feature being added; it only grows.
+    private var geometryScratch: [UInt8] = []
+    /// Key and value indexes of the feature being added, alternating.
+    private var tagScratch: [UInt32] = []
 
     public init(name: String, extent: UInt32 = 4096) {
         self.name = name
@@ -30,8 +38,8 @@ public struct VectorLayerBuilder: Sendable {
     public var isEmpty: Bool { featureCount == 0 }
 
     /// The number of distinct keys and values so far.
-    var keyCount: Int { keyIndexes.count }
-    var valueCount: Int { valueIndexes.count }
+    var keyCount: Int { keyTable.count }
+    var valueCount: Int { valueTable.count }
 
     /// Encodes one feature and appends it to the layer.
     ///
@@ -45,51 +53,71 @@ public struct VectorLayerBuilder: Sendable {
     @discardableResult
     public mutating func addFeature(id: UInt64?, geometry: TileGeometry, properties: [Property]) -> Bool {
         // Geometry first: it is the only part that can fail, and the key and value tables must not grow then.
-        geometryScratch.removeAll()
-        guard GeometryEncoder.encode(geometry, into: &geometryScratch) else { return false }
+        guard let geometryLength = GeometryEncoder.encode(geometry, into: &geometryScratch) else { return false }
 
-        tagScratch.removeAll()
-        for property in properties {
-            tagScratch.writeVarint(keyIndex(property.key))
-            tagScratch.writeVarint(valueIndex(property.value))
+        tagScratch.removeAll(keepingCapacity: true)
+        var tagsLength = 0
+        for (position, property) in properties.enumerated() {
+            let keyIndex = keyIndex(property.key, position: position)
+            let valueIndex = valueIndex(property.value, keyIndex: keyIndex)
+            tagScratch.append(keyIndex)
+            tagScratch.append(valueIndex)
+            tagsLength += ProtobufWriter.varintSize(UInt64(keyIndex)) + ProtobufWriter.varintSize(UInt64(valueIndex))
         }
 
         typealias Field = VectorTileSchema.Feature
         var size = 0
         if let id { size += 1 + ProtobufWriter.varintSize(id) }
-        if !tagScratch.isEmpty { size += ProtobufWriter.lengthDelimitedFieldSize(field: Field.tags, length: tagScratch.count) }
+        if tagsLength > 0 { size += ProtobufWriter.lengthDelimitedFieldSize(field: Field.tags, length: tagsLength) }
         size += 2 // type: key and a one-byte value
-        size += ProtobufWriter.lengthDelimitedFieldSize(field: Field.geometry, length: geometryScratch.count)
+        size += ProtobufWriter.lengthDelimitedFieldSize(field: Field.geometry, length: geometryLength)
 
         featureBytes.writeTag(field: VectorTileSchema.Layer.features, wireType: .lengthDelimited)
         featureBytes.writeVarint(UInt64(size))
         if let id { featureBytes.writeVarintField(Field.id, id) }
-        if !tagScratch.isEmpty { featureBytes.writeLengthDelimitedField(Field.tags, tagScratch) }
+        if tagsLength > 0 {
+            featureBytes.writeTag(field: Field.tags, wireType: .lengthDelimited)
+            featureBytes.writeVarint(UInt64(tagsLength))
+            for index in tagScratch { featureBytes.writeVarint(index) }
+        }
         featureBytes.writeVarintField(Field.type, UInt64(geometry.kind.rawValue))
-        featureBytes.writeLengthDelimitedField(Field.geometry, geometryScratch)
+        featureBytes.writeLengthDelimitedField(Field.geometry, geometryScratch[0..<geometryLength])
         featureCount += 1
         return true
     }
 
     /// The index of `key` in the key table, adding it when new.
-    private mutating func keyIndex(_ key: String) -> UInt32 {
-        let exact = ExactString(key)
-        if let index = keyIndexes[exact] { return index }
-        let index = UInt32(truncatingIfNeeded: keyIndexes.count)
-        keyIndexes[exact] = index
-        keyBytes.writeStringField(VectorTileSchema.Layer.keys, key)
+    private mutating func keyIndex(_ key: String, position: Int) -> UInt32 {
+        if position < recentKeyIndexes.count {
+            let recent = recentKeyIndexes[position]
+            if ExactString.equal(keyTable.elements[Int(recent)].string, key) { return recent }
+        }
+        let (index, inserted) = keyTable.index(of: ExactString(key))
+        if inserted {
+            keyBytes.writeStringField(VectorTileSchema.Layer.keys, key)
+            recentValueIndexes.append(Self.noValue)
+        }
+        if position < recentKeyIndexes.count {
+            recentKeyIndexes[position] = index
+        } else if position == recentKeyIndexes.count {
+            recentKeyIndexes.append(index)
+        }
         return index
     }
 
     /// The index of `value` in the value table, adding it when new.
-    private mutating func valueIndex(_ value: PropertyValue) -> UInt32 {
+    private mutating func valueIndex(_ value: PropertyValue, keyIndex: UInt32) -> UInt32 {
         let tileValue = TileValue(value)
-        if let index = valueIndexes[tileValue] { return index }
-        let index = UInt32(truncatingIfNeeded: valueIndexes.count)
-        valueIndexes[tileValue] = index
-        valueScratch.removeAll()
-        tileValue.write(into: &valueScratch)
-        valueBytes.writeLengthDelimitedField(VectorTileSchema.Layer.values, valueScratch)
+        // Every key has a slot: `keyIndex` appends one for each new key.
+        let recent = recentValueIndexes[Int(keyIndex)]
+        if recent != Self.noValue, valueTable.elements[Int(recent)] == tileValue { return recent }
+        let (index, inserted) = valueTable.index(of: tileValue)
+        if inserted {
+            valueBytes.writeTag(field: VectorTileSchema.Layer.values, wireType: .lengthDelimited)
+            valueBytes.writeVarint(UInt64(tileValue.encodedSize))
+            tileValue.write(into: &valueBytes)
+        }
+        recentValueIndexes[Int(keyIndex)] = index
         return index
     }
 
