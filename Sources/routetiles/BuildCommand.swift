@@ -58,6 +58,15 @@ struct BuildCommand: ParsableCommand {
     @Option(help: "Public URL of the pyramid: writes tiles.json (TileJSON 3.0.0) with absolute tile URLs.")
     var baseUrl: String?
 
+    @Option(help: "CSV: the latitude column, instead of lat or latitude.")
+    var latColumn: String?
+
+    @Option(help: "CSV: the longitude column, instead of lon, lng, long or longitude.")
+    var lonColumn: String?
+
+    @Option(help: "CSV: the column that groups rows into routes, instead of route or id.")
+    var routeColumn: String?
+
     @Flag(help: "Skip invalid routes (reporting how many) instead of stopping at the first one.")
     var skipInvalid = false
 
@@ -131,8 +140,8 @@ struct BuildCommand: ParsableCommand {
     }
 
     private func readInputs(terminal: Terminal) throws -> [Route] {
-        var options = ReadOptions()
-        options.skipInvalid = skipInvalid
+        let options = ReadOptions(skipInvalid: skipInvalid, latColumn: latColumn, lonColumn: lonColumn,
+                                  routeColumn: routeColumn)
         let forced = format.flatMap { InputFormat(rawValue: $0.lowercased()) }
         var all = ReadResult(routes: [], skippedGeometries: [:], invalid: [])
         for input in inputs {

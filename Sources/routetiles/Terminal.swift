@@ -47,7 +47,9 @@ struct Terminal: Sendable {
         for z in statistics.tilesPerZoom.keys.sorted() {
             let count = statistics.tilesPerZoom[z] ?? 0
             let bytes = statistics.bytesPerZoom[z] ?? 0
-            text += String(format: "  z%-2d %9d tiles %12@\n", z, count, Self.bytes(bytes))
+            let zoom = "z\(z)".padding(toLength: 4, withPad: " ", startingAt: 0)
+            let tiles = String(repeating: " ", count: max(0, 9 - String(count).count)) + String(count)
+            text += "  \(zoom)\(tiles) tiles  \(Self.bytes(bytes))\n"
         }
         text += "wrote \(output)\n"
         FileHandle.standardError.write(Data(text.utf8))

@@ -1,12 +1,12 @@
 import Testing
 @testable import RouteTiles
 
-private let pythonAvailable = PythonRunner.canImport("gzip", "zlib")
+private let pythonAvailable = ExternalTool.required(ExternalTool.pythonHas("gzip, zlib"))
 
 @Suite struct GzipTests {
     /// Inputs of several sizes and kinds: empty, tiny, a tile, repetitive text, incompressible noise.
     static func samples() -> [[UInt8]] {
-        var random = SplitMix64(seed: 5)
+        var random = SeededGenerator(seed: 5)
         var tiles = RandomTiles(seed: 5)
         let noise = (0..<70_000).map { _ in UInt8.random(in: 0...255, using: &random) }
         let text = Array(String(repeating: "route tiles gzip ", count: 20_000).utf8)
@@ -82,7 +82,7 @@ private let pythonAvailable = PythonRunner.canImport("gzip", "zlib")
         #expect(throws: GzipError.self) { try Gzip.decompress(badMethod) }
 
         // Flipped bits anywhere: an error or (rarely, in the header's free fields) the same output, never a crash.
-        var random = SplitMix64(seed: 3)
+        var random = SeededGenerator(seed: 3)
         for _ in 0..<500 {
             var mutated = compressed
             let index = Int.random(in: 0..<mutated.count, using: &random)
@@ -118,7 +118,7 @@ private let pythonAvailable = PythonRunner.canImport("gzip", "zlib")
     func pythonReadsOurGzip() throws {
         for input in Self.samples() {
             let compressed = try Gzip.compress(input)
-            let result = try PythonRunner.run(
+            let result = try ExternalTool.python(
                 "import gzip, sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))",
                 stdin: compressed)
             #expect(result.status == 0, "\(result.stderr)")
@@ -131,7 +131,7 @@ private let pythonAvailable = PythonRunner.canImport("gzip", "zlib")
         let input = Self.samples()[2]
         for script in ["import gzip, sys; sys.stdout.buffer.write(gzip.compress(sys.stdin.buffer.read()))",
                        "import zlib, sys; sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))"] {
-            let result = try PythonRunner.run(script, stdin: input)
+            let result = try ExternalTool.python(script, stdin: input)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try Gzip.decompress(result.stdout) == input)
         }

@@ -4,7 +4,7 @@ import Testing
 
 private typealias T = TileTestSupport
 
-private let mapboxVectorTileAvailable = PythonRunner.canImport("mapbox_vector_tile")
+private let mapboxVectorTileAvailable = ExternalTool.required(ExternalTool.pythonHas("mapbox_vector_tile"))
 
 /// Reads a tile from stdin with Python's mapbox_vector_tile and prints its layers as JSON: every geometry as a list
 /// of parts, every property value as its Python type name and text (repr for floats, so no precision is lost).
@@ -92,7 +92,7 @@ private struct PythonFeature: Decodable {
             tile.addLayer(layer)
         }
 
-        let result = try PythonRunner.run(decodeScript, stdin: tile.encode())
+        let result = try ExternalTool.python(decodeScript, stdin: tile.encode())
         try #require(result.status == 0, "\(result.stderr)")
         let layers = try JSONDecoder().decode([PythonLayer].self, from: Data(result.stdout))
         #expect(layers.map(\.name) == ["routes", "stops"])

@@ -43,6 +43,11 @@ enum ExternalTool {
         present || ProcessInfo.processInfo.environment["CI"] != nil
     }
 
+    /// Runs `python3 -c script`.
+    static func python(_ script: String, stdin: [UInt8] = []) throws -> Result {
+        try run("/usr/bin/env", ["python3", "-c", script], stdin: stdin)
+    }
+
     /// Runs a program to completion (killed after `timeout` seconds) and collects its output.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil,
@@ -55,8 +60,13 @@ enum ExternalTool {
         process.standardError = err
         process.standardInput = input
         try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
-        try input.fileHandleForWriting.close()
+        // Feed stdin from another thread, so that a child that writes before it has read everything cannot block.
+        let writer = input.fileHandleForWriting
+        let feed = Data(stdin ?? [])
+        DispatchQueue.global().async {
+            writer.write(feed)
+            try? writer.close()
+        }
         let timer = DispatchWorkItem { if process.isRunning { process.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
         // Drain stderr on another thread while reading stdout, so that neither pipe can fill up and block the child.

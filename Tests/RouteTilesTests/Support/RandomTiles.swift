@@ -27,10 +27,10 @@ struct RandomTiles {
         }
     }
 
-    var generator: SplitMix64
+    var generator: SeededGenerator
 
     init(seed: UInt64) {
-        generator = SplitMix64(seed: seed)
+        generator = SeededGenerator(seed: seed)
     }
 
     static let keys = ["name", "highway", "ref", "lanes", "maxspeed", "\u{E9}", "e\u{301}", "", "日本", "🚲 bike"]

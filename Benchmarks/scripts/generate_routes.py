@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Writes deterministic benchmark routes as a GeoJSON FeatureCollection.
+
+GPS-like tracks (a point every ~10 m with a wandering heading, around a few cities) and long arcs (great circles
+between airports, a point every ~2 km), until the requested number of points. The same seed gives the same file.
+
+    python3 generate_routes.py --points 1000000 --out /tmp/routes-1m.geojson
+"""
+import argparse
+import json
+import math
+import random
+
+CITIES = [(-73.98, 40.75), (2.35, 48.86), (139.69, 35.69), (-122.42, 37.77), (13.40, 52.52), (151.21, -33.87),
+          (-43.20, -22.91), (77.21, 28.61), (-0.13, 51.51), (37.62, 55.75)]
+
+
+def track(rng, n):
+    lon, lat = rng.choice(CITIES)
+    lon += rng.uniform(-0.3, 0.3)
+    lat += rng.uniform(-0.3, 0.3)
+    heading = rng.uniform(0, 2 * math.pi)
+    step = 0.0001  # about 10 m
+    points = []
+    for _ in range(n):
+        points.append([round(lon, 7), round(lat, 7)])
+        heading += rng.gauss(0, 0.15)
+        lon += math.cos(heading) * step / math.cos(math.radians(lat))
+        lat += math.sin(heading) * step
+    return points
+
+
+def arc(rng, n):
+    (lon1, lat1), (lon2, lat2) = rng.sample(CITIES, 2)
+    p1 = (math.radians(lat1), math.radians(lon1))
+    p2 = (math.radians(lat2), math.radians(lon2))
+    d = 2 * math.asin(math.sqrt(math.sin((p2[0] - p1[0]) / 2) ** 2 +
+                                math.cos(p1[0]) * math.cos(p2[0]) * math.sin((p2[1] - p1[1]) / 2) ** 2))
+    points = []
+    for i in range(n):
+        f = i / (n - 1)
+        a = math.sin((1 - f) * d) / math.sin(d)
+        b = math.sin(f * d) / math.sin(d)
+        x = a * math.cos(p1[0]) * math.cos(p1[1]) + b * math.cos(p2[0]) * math.cos(p2[1])
+        y = a * math.cos(p1[0]) * math.sin(p1[1]) + b * math.cos(p2[0]) * math.sin(p2[1])
+        z = a * math.sin(p1[0]) + b * math.sin(p2[0])
+        points.append([round(math.degrees(math.atan2(y, x)), 7), round(math.degrees(math.atan2(z, math.hypot(x, y))), 7)])
+    # Keep the arc continuous for the reader: longitudes that jump over ±180° are fine, the reader unwraps them.
+    return points
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--points", type=int, default=1_000_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    features = []
+    total = 0
+    i = 0
+    while total < args.points:
+        if i % 5 == 4:
+            n = rng.randint(2000, 5000)
+            coords = arc(rng, n)
+            kind = "flight"
+        else:
+            n = rng.randint(5000, 40000)
+            coords = track(rng, n)
+            kind = "track"
+        features.append({"type": "Feature", "id": i,
+                         "properties": {"name": f"{kind} {i}", "kind": kind, "points": len(coords)},
+                         "geometry": {"type": "LineString", "coordinates": coords}})
+        total += len(coords)
+        i += 1
+    with open(args.out, "w") as f:
+        json.dump({"type": "FeatureCollection", "features": features}, f, separators=(",", ":"))
+    print(f"{len(features)} routes, {total} points -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
