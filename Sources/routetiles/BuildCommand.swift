@@ -105,9 +105,8 @@ struct BuildCommand: ParsableCommand {
     func run() throws {
         let started = Date()
         let terminal = Terminal(quiet: quiet)
-        let routes = try readInputs(terminal: terminal)
-        let options = tilingOptions
-        let tiler = RouteTiler(routes: routes, options: options)
+        // The parsed routes live only until they are projected: the tiler keeps its own packed copy.
+        let tiler = RouteTiler(routes: try readInputs(terminal: terminal), options: tilingOptions)
         let outputPath = output ?? "Tiles/build/" + Self.defaultName(for: inputs[0])
         let destination = URL(fileURLWithPath: outputPath)
         let store: DirectoryTileStore

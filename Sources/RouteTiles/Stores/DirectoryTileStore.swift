@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Errors of the stores, with the path they concern.
 public struct StoreError: Error, CustomStringConvertible, Sendable {
@@ -20,6 +21,14 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 public final class DirectoryTileStore: TileSink {
     public let destination: URL
     public let staging: URL
+    /// Writes under way and whether `abort()` has begun: abort waits for the writes in flight, and no write
+    /// starts after it, so no worker can re-create a folder in the staging tree while it is being removed.
+    private let writes = Mutex(WriteState())
+
+    private struct WriteState {
+        var inFlight = 0
+        var aborted = false
+    }
 
     /// Prepares a build into `destination`. Unless `replace`, an existing destination is an error.
     public init(destination: URL, replace: Bool) throws {
@@ -44,6 +53,8 @@ public final class DirectoryTileStore: TileSink {
     }
 
     public func put(_ tile: TileID, gzipData: [UInt8]) throws {
+        try beginWrite()
+        defer { endWrite() }
         let zPath = staging.path + "/\(tile.z)"
         let xPath = zPath + "/\(tile.x)"
         let path = xPath + "/\(tile.y).mvt"
@@ -57,6 +68,8 @@ public final class DirectoryTileStore: TileSink {
 
     /// Writes a small file (metadata) into the pyramid before commit.
     public func putFile(named name: String, contents: [UInt8]) throws {
+        try beginWrite()
+        defer { endWrite() }
         try Self.writeFile(staging.path + "/" + name, contents)
     }
 
@@ -81,9 +94,24 @@ public final class DirectoryTileStore: TileSink {
         if let retired { try? fm.removeItem(at: retired) }
     }
 
-    /// Removes the staging folder; the destination stays as it was.
+    /// Removes the staging folder; the destination stays as it was. Safe to call from another thread (a signal
+    /// handler) while workers are writing: writes in flight finish first and later writes fail.
     public func abort() {
+        writes.withLock { $0.aborted = true }
+        while writes.withLock({ $0.inFlight }) > 0 { usleep(1_000) }
         try? FileManager.default.removeItem(at: staging)
+    }
+
+    private func beginWrite() throws {
+        let aborted = writes.withLock { state in
+            if !state.aborted { state.inFlight += 1 }
+            return state.aborted
+        }
+        if aborted { throw StoreError(path: staging.path, message: "the build was aborted") }
+    }
+
+    private func endWrite() {
+        writes.withLock { $0.inFlight -= 1 }
     }
 
     /// Writes a whole file. Returns false, having written nothing, when its folder is missing and
