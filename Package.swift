@@ -10,18 +10,42 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The system zlib (zlib1g-dev): gzip for tiles.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // The system SQLite (libsqlite3-dev): MBTiles.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // The core: read, project, index, cut, encode, store. No HTTP dependency.
-        .target(name: "RouteTiles", dependencies: ["CZlib"]),
-        // The command-line shell over the core.
+        .target(name: "RouteTiles", dependencies: ["CZlib", "CSQLite"]),
+        // The HTTP layer over the core: tiles on demand, live routes, the viewer, metrics.
+        .target(name: "RouteTilesServer", dependencies: [
+            "RouteTiles",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // The command-line shell over the core and the server.
         .executableTarget(name: "routetiles", dependencies: [
             "RouteTiles",
+            "RouteTilesServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "RouteTilesTests", dependencies: ["RouteTiles"]),
+        .testTarget(name: "RouteTilesServerTests", dependencies: [
+            "RouteTiles",
+            "RouteTilesServer",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

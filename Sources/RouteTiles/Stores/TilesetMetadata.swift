@@ -5,25 +5,23 @@ import Foundation
 public struct TilesetMetadata: Sendable, Equatable {
     public var name: String
     public var description: String = ""
-    public var layerName: String
+    /// The vector layers, in the order the tiles hold them.
+    public var layers: [VectorLayerInfo]
     public var minZoom: Int
     public var maxZoom: Int
     /// West, south, east, north in degrees.
     public var bounds: [Double]
     /// Longitude, latitude, zoom.
     public var center: [Double]
-    /// The layer's fields and their types (`String`, `Number`, `Boolean`, or `Mixed`).
-    public var fields: [String: String]
 
-    public init(name: String, layerName: String, minZoom: Int, maxZoom: Int, bounds: [Double], center: [Double],
-                fields: [String: String]) {
+    public init(name: String, layers: [VectorLayerInfo], minZoom: Int, maxZoom: Int, bounds: [Double],
+                center: [Double]) {
         self.name = name
-        self.layerName = layerName
+        self.layers = layers
         self.minZoom = minZoom
         self.maxZoom = maxZoom
         self.bounds = bounds
         self.center = center
-        self.fields = fields
     }
 
     /// The metadata of tiles cut by `tiler`.
@@ -59,13 +57,14 @@ public struct TilesetMetadata: Sendable, Equatable {
             if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
             centre = [(lon * 1e6).rounded() / 1e6, (mid.latitude * 1e6).rounded() / 1e6, Double(zoom)]
         }
-        self.init(name: name, layerName: options.layerName, minZoom: options.minZoom, maxZoom: options.maxZoom,
-                  bounds: bounds, center: centre, fields: fields)
+        self.init(name: name, layers: [VectorLayerInfo(id: options.layerName, fields: fields)],
+                  minZoom: options.minZoom, maxZoom: options.maxZoom, bounds: bounds, center: centre)
     }
 
     /// The `vector_layers` array of TileJSON and of the `json` metadata entry.
     public var vectorLayers: [[String: Any]] {
-        [["id": layerName, "description": "", "minzoom": minZoom, "maxzoom": maxZoom, "fields": fields]]
+        layers.map { ["id": $0.id, "description": $0.description, "minzoom": minZoom, "maxzoom": maxZoom,
+                      "fields": $0.fields] }
     }
 
     private static func text(_ numbers: [Double]) -> String {

@@ -1,0 +1,13 @@
+/// One entry of `vector_layers`: a layer's name and the type of each of its fields.
+public struct VectorLayerInfo: Sendable, Equatable {
+    public var id: String
+    public var description: String
+    /// Field name to type: `String`, `Number`, `Boolean`, or `Mixed`.
+    public var fields: [String: String]
+
+    public init(id: String, description: String = "", fields: [String: String]) {
+        self.id = id
+        self.description = description
+        self.fields = fields
+    }
+}

@@ -1,0 +1,121 @@
+import RouteTiles
+import Synchronization
+
+/// Compressed tiles kept in memory, bounded in bytes, evicting the least recently used. Thread-safe.
+///
+/// A doubly linked list threaded through an array of slots (no per-entry allocation beyond the tile bytes), with a
+/// dictionary from tile to slot.
+public final class TileCache: Sendable {
+    /// A cached tile: its gzip bytes (empty for a tile with no content) and the generation of the route set that
+    /// made it.
+    public struct Entry: Sendable {
+        public var gzip: [UInt8]
+        public var etag: String
+    }
+
+    private struct Slot {
+        var tile: TileID
+        var entry: Entry
+        var cost: Int
+        var newer: Int32
+        var older: Int32
+    }
+
+    private struct State {
+        var slots: [Slot] = []
+        var free: [Int32] = []
+        var index: [TileID: Int32] = [:]
+        var newest: Int32 = -1
+        var oldest: Int32 = -1
+        var bytes = 0
+
+        mutating func unlink(_ i: Int32) {
+            let slot = slots[Int(i)]
+            if slot.newer >= 0 { slots[Int(slot.newer)].older = slot.older } else { newest = slot.older }
+            if slot.older >= 0 { slots[Int(slot.older)].newer = slot.newer } else { oldest = slot.newer }
+        }
+
+        mutating func pushNewest(_ i: Int32) {
+            slots[Int(i)].newer = -1
+            slots[Int(i)].older = newest
+            if newest >= 0 { slots[Int(newest)].newer = i }
+            newest = i
+            if oldest < 0 { oldest = i }
+        }
+
+        mutating func remove(_ i: Int32) {
+            unlink(i)
+            bytes -= slots[Int(i)].cost
+            index[slots[Int(i)].tile] = nil
+            slots[Int(i)].entry.gzip = []
+            free.append(i)
+        }
+    }
+
+    /// The most bytes the cache holds (tile bytes plus a fixed per-entry overhead).
+    public let capacity: Int
+    static let overhead = 96
+    private let state = Mutex(State())
+
+    public init(capacityBytes: Int) {
+        capacity = max(0, capacityBytes)
+    }
+
+    /// The cached tile, marked as most recently used.
+    public func get(_ tile: TileID) -> Entry? {
+        state.withLock { s in
+            guard let i = s.index[tile] else { return nil }
+            s.unlink(i)
+            s.pushNewest(i)
+            return s.slots[Int(i)].entry
+        }
+    }
+
+    /// Stores a tile, evicting the least recently used ones until it fits. A tile larger than the whole cache is
+    /// not kept.
+    public func put(_ tile: TileID, _ entry: Entry) {
+        let cost = entry.gzip.count + entry.etag.utf8.count + Self.overhead
+        state.withLock { s in
+            if let old = s.index[tile] { s.remove(old) }
+            guard cost <= capacity else { return }
+            while s.bytes + cost > capacity, s.oldest >= 0 { s.remove(s.oldest) }
+            let slot = Slot(tile: tile, entry: entry, cost: cost, newer: -1, older: -1)
+            let i: Int32
+            if let reused = s.free.popLast() {
+                i = reused
+                s.slots[Int(i)] = slot
+            } else {
+                i = Int32(s.slots.count)
+                s.slots.append(slot)
+            }
+            s.index[tile] = i
+            s.bytes += cost
+            s.pushNewest(i)
+        }
+    }
+
+    /// Drops the given tiles; returns how many were cached.
+    @discardableResult
+    public func remove<S: Sequence>(_ tiles: S) -> Int where S.Element == TileID {
+        state.withLock { s in
+            var removed = 0
+            for tile in tiles {
+                if let i = s.index[tile] {
+                    s.remove(i)
+                    removed += 1
+                }
+            }
+            return removed
+        }
+    }
+
+    /// Drops everything.
+    public func removeAll() {
+        state.withLock { $0 = State() }
+    }
+
+    /// Bytes held and number of tiles.
+    public var usage: (bytes: Int, tiles: Int) {
+        state.withLock { ($0.bytes, $0.index.count) }
+    }
+}
