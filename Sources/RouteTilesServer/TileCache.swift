@@ -1,3 +1,4 @@
+import Hummingbird
 import RouteTiles
 import Synchronization
 
@@ -6,11 +7,19 @@ import Synchronization
 /// A doubly linked list threaded through an array of slots (no per-entry allocation beyond the tile bytes), with a
 /// dictionary from tile to slot.
 public final class TileCache: Sendable {
-    /// A cached tile: its gzip bytes (empty for a tile with no content) and the generation of the route set that
-    /// made it.
+    /// A cached tile: its gzip bytes (empty for a tile with no content) and its entity tag.
     public struct Entry: Sendable {
-        public var gzip: [UInt8]
+        public var gzip: ByteBuffer
         public var etag: String
+
+        public init(gzip: ByteBuffer, etag: String) {
+            self.gzip = gzip
+            self.etag = etag
+        }
+
+        /// An empty tile: no route touches it.
+        public static let empty = Entry(gzip: ByteBuffer(), etag: "")
+        public var isEmpty: Bool { gzip.readableBytes == 0 }
     }
 
     private struct Slot {
@@ -47,7 +56,7 @@ public final class TileCache: Sendable {
             unlink(i)
             bytes -= slots[Int(i)].cost
             index[slots[Int(i)].tile] = nil
-            slots[Int(i)].entry.gzip = []
+            slots[Int(i)].entry.gzip = ByteBuffer()
             free.append(i)
         }
     }
@@ -72,10 +81,12 @@ public final class TileCache: Sendable {
     }
 
     /// Stores a tile, evicting the least recently used ones until it fits. A tile larger than the whole cache is
-    /// not kept.
-    public func put(_ tile: TileID, _ entry: Entry) {
-        let cost = entry.gzip.count + entry.etag.utf8.count + Self.overhead
+    /// not kept. `isCurrent`, checked under the cache's lock, can veto the store: a tile cut from routes that
+    /// changed meanwhile must not outlive the invalidation that removed it.
+    public func put(_ tile: TileID, _ entry: Entry, isCurrent: () -> Bool = { true }) {
+        let cost = entry.gzip.readableBytes + entry.etag.utf8.count + Self.overhead
         state.withLock { s in
+            guard isCurrent() else { return }
             if let old = s.index[tile] { s.remove(old) }
             guard cost <= capacity else { return }
             while s.bytes + cost > capacity, s.oldest >= 0 { s.remove(s.oldest) }

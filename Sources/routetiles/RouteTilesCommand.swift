@@ -2,7 +2,7 @@ import ArgumentParser
 import RouteTiles
 
 @main
-struct RouteTilesCommand: ParsableCommand {
+struct RouteTilesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "routetiles",
         abstract: "Cut routes (GPS tracks, directions, flight paths) into Mapbox Vector Tiles.",
@@ -11,5 +11,5 @@ struct RouteTilesCommand: ParsableCommand {
             simplified per zoom and written as gzip-compressed MVT 2.1.
             """,
         version: RouteTilesVersion.string,
-        subcommands: [BuildCommand.self, InspectCommand.self])
+        subcommands: [BuildCommand.self, ServeCommand.self, InspectCommand.self])
 }

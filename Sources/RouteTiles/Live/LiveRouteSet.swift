@@ -1,0 +1,167 @@
+import Synchronization
+
+/// Routes that change while tiles are being served: added, replaced, removed, or extended point by point.
+///
+/// Readers take an immutable `Snapshot` (a `RouteTiler` over the routes of one generation), so a tile is always cut
+/// from a whole state, never from a half-applied change. Writers are serialised; each builds the next snapshot
+/// aside and swaps it in, and reports the tiles whose content changed: the cover (every zoom, with buffer) of the
+/// old and the new geometry of the routes it touched.
+public final class LiveRouteSet: Sendable {
+    /// One generation of the routes, ready to cut tiles.
+    public struct Snapshot: Sendable {
+        public let tiler: RouteTiler
+        public let generation: UInt64
+        public let routeCount: Int
+        public let pointCount: Int
+    }
+
+    /// What a change did.
+    public struct Change: Sendable {
+        /// The keys of the routes it added, replaced, extended or removed.
+        public var keys: [String]
+        /// The tiles whose content changed, sorted.
+        public var invalidated: [TileID]
+        /// The generation it produced.
+        public var generation: UInt64
+    }
+
+    private struct Entry: Sendable {
+        var route: Route
+        var cover: Set<TileID>
+    }
+
+    private struct State: Sendable {
+        var order: [String] = []
+        var entries: [String: Entry] = [:]
+        var nextNumber: UInt64 = 0
+    }
+
+    public let options: TilingOptions
+    /// The routes and their covers; only writers touch it, one at a time.
+    private let state: Mutex<State>
+    /// What readers see.
+    private let current: Mutex<Snapshot>
+
+    /// Starts with `routes`; a route without an id gets the next free number, which is also its feature id.
+    public init(routes: [Route], options: TilingOptions) {
+        self.options = options
+        var state = State()
+        state.nextNumber = routes.reduce(0) { next, route in
+            if case let .number(n)? = route.id { return max(next, n &+ 1) }
+            return next
+        }
+        for var route in routes {
+            let key = Self.assignKey(&route, state: &state)
+            if state.entries[key] == nil { state.order.append(key) }
+            state.entries[key] = Entry(route: route, cover: RouteCover.tiles(of: route, options: options))
+        }
+        let snapshot = Self.snapshot(of: state, options: options, generation: 0)
+        self.state = Mutex(state)
+        current = Mutex(snapshot)
+    }
+
+    /// The current generation.
+    public var snapshot: Snapshot { current.withLock { $0 } }
+
+    /// The key of every route, in feature order.
+    public var keys: [String] { state.withLock { $0.order } }
+
+    /// The route stored under `key`.
+    public func route(_ key: String) -> Route? { state.withLock { $0.entries[key]?.route } }
+
+    /// The text form of a route id: the key under which it is stored and addressed (`/routes/{key}`).
+    public static func key(for id: RouteID) -> String {
+        switch id {
+        case let .number(n): return String(n)
+        case let .string(s): return s
+        }
+    }
+
+    /// Adds routes, or replaces those whose id is already present. Routes without an id get new numeric ids.
+    public func upsert(_ routes: [Route]) -> Change {
+        write { state in
+            var keys: [String] = []
+            var invalidated = Set<TileID>()
+            for var route in routes {
+                let key = Self.assignKey(&route, state: &state)
+                let cover = RouteCover.tiles(of: route, options: options)
+                if let old = state.entries[key] { invalidated.formUnion(old.cover) } else { state.order.append(key) }
+                invalidated.formUnion(cover)
+                state.entries[key] = Entry(route: route, cover: cover)
+                keys.append(key)
+            }
+            return (keys, invalidated)
+        }
+    }
+
+    /// Replaces the route stored under `key` (or adds it at the end), giving it that id.
+    public func replace(key: String, with route: Route) -> Change {
+        var route = route
+        route.id = UInt64(key).map { RouteID.number($0) } ?? .string(key)
+        return upsert([route])
+    }
+
+    /// Removes a route; nil when there is none under `key`.
+    public func remove(key: String) -> Change? {
+        let change = write { state -> ([String], Set<TileID>)? in
+            guard let old = state.entries.removeValue(forKey: key) else { return nil }
+            state.order.removeAll { $0 == key }
+            return ([key], old.cover)
+        }
+        return change
+    }
+
+    /// Extends the last part of a route with `points`; nil when there is none under `key`. The cover grows by the
+    /// tiles the new segments touch; every tile already holding the route changes too, since its `length_m` does.
+    public func append(key: String, points: [Coordinate]) -> Change? {
+        write { state -> ([String], Set<TileID>)? in
+            guard var entry = state.entries[key], !points.isEmpty else {
+                return state.entries[key] == nil ? nil : ([key], [])
+            }
+            let lastPart = entry.route.parts.count - 1
+            guard lastPart >= 0, let joint = entry.route.parts[lastPart].last else { return nil }
+            var piece = entry.route
+            piece.parts = [[joint] + points]
+            let added = RouteCover.tiles(of: piece, options: options)
+            var invalidated = entry.cover
+            invalidated.formUnion(added)
+            entry.route.parts[lastPart].append(contentsOf: points)
+            entry.cover.formUnion(added)
+            state.entries[key] = entry
+            return ([key], invalidated)
+        }
+    }
+
+    private func write(_ body: (inout State) -> ([String], Set<TileID>)) -> Change {
+        write { state -> ([String], Set<TileID>)? in body(&state) } ?? Change(keys: [], invalidated: [], generation: snapshot.generation)
+    }
+
+    /// Applies a change and swaps in the next snapshot while still holding the writers' lock, so that snapshots
+    /// appear in the order of the changes.
+    private func write(_ body: (inout State) -> ([String], Set<TileID>)?) -> Change? {
+        state.withLock { state -> Change? in
+            guard let (keys, invalidated) = body(&state) else { return nil }
+            let generation = current.withLock { $0.generation } + 1
+            let next = Self.snapshot(of: state, options: options, generation: generation)
+            current.withLock { $0 = next }
+            return Change(keys: keys, invalidated: invalidated.sorted(), generation: generation)
+        }
+    }
+
+    private static func assignKey(_ route: inout Route, state: inout State) -> String {
+        if let id = route.id {
+            if case let .number(n) = id { state.nextNumber = max(state.nextNumber, n &+ 1) }
+            return key(for: id)
+        }
+        route.id = .number(state.nextNumber)
+        state.nextNumber &+= 1
+        return key(for: route.id ?? .number(0))
+    }
+
+    private static func snapshot(of state: State, options: TilingOptions, generation: UInt64) -> Snapshot {
+        let routes = state.order.compactMap { state.entries[$0]?.route }
+        let tiler = RouteTiler(routes: routes, options: options)
+        return Snapshot(tiler: tiler, generation: generation, routeCount: routes.count,
+                        pointCount: routes.reduce(0) { $0 + $1.pointCount })
+    }
+}

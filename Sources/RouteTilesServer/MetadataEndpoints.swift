@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import RouteTiles
+
+extension RouteTilesResponder {
+    /// `GET /`: the MapLibre viewer.
+    func viewer() -> Response {
+        let html = ViewerPage.html(mapLibreURL: state.configuration.mapLibreURL, title: state.name)
+        return HTTPAnswers.bytes(Array(html.utf8), contentType: "text/html; charset=utf-8",
+                                 headers: [.cacheControl: "no-cache"])
+    }
+
+    /// `GET /tiles.json`: TileJSON 3.0.0 with absolute tile URLs.
+    func tileJSON(_ request: Request) -> Response {
+        let metadata = state.tiles.backend.metadata(name: state.name)
+        return HTTPAnswers.bytes(metadata.tileJSON(baseURL: baseURL(request) + "/tiles"), contentType: "application/json",
+                                 headers: [.cacheControl: "no-cache"])
+    }
+
+    /// `GET /style.json`: a MapLibre style over this server's tiles.
+    func style(_ request: Request) -> Response {
+        let metadata = state.tiles.backend.metadata(name: state.name)
+        var response = HTTPAnswers.json(StyleDocument.make(metadata: metadata, baseURL: baseURL(request)))
+        response.headers[.cacheControl] = "no-cache"
+        return response
+    }
+
+    /// `GET /health`.
+    func health() -> Response {
+        var body: [String: Any] = ["status": "ok"]
+        if case let .live(routes) = state.tiles.backend {
+            let snapshot = routes.snapshot
+            body["routes"] = snapshot.routeCount
+            body["points"] = snapshot.pointCount
+            body["generation"] = snapshot.generation
+        }
+        let usage = state.tiles.cache.usage
+        body["cache"] = ["tiles": usage.tiles, "bytes": usage.bytes]
+        return HTTPAnswers.json(body)
+    }
+
+    /// `GET /metrics`: Prometheus text exposition.
+    func metricsText() -> Response {
+        HTTPAnswers.bytes(state.metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+    }
+
+    /// `GET /assets/NAME`: a file of `--assets`, with no way out of that folder.
+    func asset(_ name: Substring, head: Bool) -> Response {
+        guard let folder = state.configuration.assetsDirectory else {
+            return HTTPAnswers.error(.notFound, "no assets folder is configured (--assets)")
+        }
+        let parts = name.split(separator: "/")
+        guard !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0 == "." || $0.hasPrefix(".") }) else {
+            return HTTPAnswers.error(.notFound, "no such asset")
+        }
+        let path = folder + "/" + parts.joined(separator: "/")
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return HTTPAnswers.error(.notFound, "no such asset: \(name)")
+        }
+        var response = HTTPAnswers.bytes(Array(data), contentType: Self.mediaType(of: path),
+                                          headers: [.cacheControl: "public, max-age=3600"])
+        if head { response.body = ResponseBody() }
+        return response
+    }
+
+    static func mediaType(of path: String) -> String {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "js", "mjs": return "text/javascript; charset=utf-8"
+        case "css": return "text/css; charset=utf-8"
+        case "json": return "application/json"
+        case "html": return "text/html; charset=utf-8"
+        case "png": return "image/png"
+        case "svg": return "image/svg+xml"
+        case "pbf", "mvt": return "application/x-protobuf"
+        default: return "application/octet-stream"
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+import Logging
+import RouteTiles
+
+/// The server's one responder: dispatches on the path, adds CORS headers, counts and logs every response.
+///
+/// A hand-written dispatch rather than Hummingbird's trie router: the paths are few and fixed, and the tile path is
+/// the hot one, answered with one prefix test and three integer parses.
+public struct RouteTilesResponder: HTTPResponder {
+    public typealias Context = BasicRequestContext
+
+    let state: ServerState
+
+    init(state: ServerState) {
+        self.state = state
+    }
+
+    public func respond(to request: Request, context: Context) async throws -> Response {
+        let started = ContinuousClock.now
+        var response = await dispatch(request)
+        if let origin = state.configuration.corsOrigin {
+            response.headers[.accessControlAllowOrigin] = origin
+            if request.method != .options { response.headers[.accessControlExposeHeaders] = "ETag, Content-Encoding" }
+        }
+        let status = response.status.code
+        let bytes = response.headers[.contentLength].flatMap { Int($0) } ?? 0
+        state.metrics.countRequest(status: status)
+        state.metrics.bytesSent.increment(by: bytes)
+        if state.logger.logLevel <= .info {
+            let ms = Double((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000) / 1000
+            state.logger.info("\(request.method) \(request.uri.path) \(status) \(bytes) \(ms)ms")
+        }
+        return response
+    }
+
+    private func dispatch(_ request: Request) async -> Response {
+        let path = request.uri.path
+        if request.method == .options { return preflight() }
+        if path.hasPrefix("/tiles/") {
+            guard request.method == .get || request.method == .head else { return notAllowed("GET, HEAD") }
+            return await tile(request, path: path.dropFirst("/tiles/".count))
+        }
+        if path == "/routes" || path.hasPrefix("/routes/") {
+            return await routes(request, path: path)
+        }
+        if path.hasPrefix("/assets/") {
+            guard request.method == .get || request.method == .head else { return notAllowed("GET, HEAD") }
+            return asset(path.dropFirst("/assets/".count), head: request.method == .head)
+        }
+        let page: (() -> Response)?
+        switch path {
+        case "/", "/index.html": page = { viewer() }
+        case "/tiles.json": page = { tileJSON(request) }
+        case "/style.json": page = { style(request) }
+        case "/health": page = { health() }
+        case "/metrics": page = { metricsText() }
+        default: page = nil
+        }
+        guard let page else { return HTTPAnswers.error(.notFound, "no such resource: \(path)") }
+        guard request.method == .get || request.method == .head else { return notAllowed("GET, HEAD") }
+        var response = page()
+        if request.method == .head { response.body = ResponseBody() }
+        return response
+    }
+
+    private func preflight() -> Response {
+        var headers: HTTPFields = [:]
+        headers[.accessControlAllowMethods] = "GET, HEAD, POST, PUT, DELETE, OPTIONS"
+        headers[.accessControlAllowHeaders] = "Authorization, Content-Type, If-None-Match"
+        headers[.accessControlMaxAge] = "86400"
+        return HTTPAnswers.empty(.noContent, headers: headers)
+    }
+
+    func notAllowed(_ allow: String) -> Response {
+        HTTPAnswers.error(.methodNotAllowed, "method not allowed; allowed: \(allow)", headers: [.allow: allow])
+    }
+
+    /// `--public-url`, else `http://` and the request's Host.
+    func baseURL(_ request: Request) -> String {
+        if var url = state.configuration.publicURL {
+            while url.hasSuffix("/") { url.removeLast() }
+            return url
+        }
+        let host = request.head.authority ?? "\(state.configuration.host):\(state.configuration.port)"
+        return "http://\(host)"
+    }
+}

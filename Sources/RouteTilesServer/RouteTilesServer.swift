@@ -1,0 +1,41 @@
+import Hummingbird
+import Logging
+import RouteTiles
+import ServiceLifecycle
+
+/// The HTTP server over the core: builds the Hummingbird application and runs it under swift-service-lifecycle,
+/// which turns SIGINT and SIGTERM into a graceful shutdown (the listener closes, requests in flight finish).
+public struct RouteTilesServer: Sendable {
+    public let configuration: ServerConfiguration
+    let state: ServerState
+
+    /// - Parameters:
+    ///   - name: the tileset's name in TileJSON and the style.
+    ///   - backend: live routes, or a finished tileset.
+    public init(configuration: ServerConfiguration, name: String, backend: TileBackend, logger: Logger) throws {
+        self.configuration = configuration
+        state = try ServerState(configuration: configuration, name: name, backend: backend, logger: logger)
+    }
+
+    /// The application, for running alone or in a service group. `onRunning` gets the bound port.
+    public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> Application<RouteTilesResponder>
+    {
+        Application(
+            responder: RouteTilesResponder(state: state),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
+                                                    serverName: "routetiles/\(RouteTilesVersion.string)"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: state.logger
+        )
+    }
+
+    /// Runs until SIGINT or SIGTERM, then shuts down gracefully.
+    public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let group = ServiceGroup(configuration: .init(
+            services: [application(onRunning: onRunning)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: state.logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,32 @@
+/// Everything `routetiles serve` can be told, with the defaults a tile server is expected to have.
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 picks a free port (tests).
+    public var port = 8080
+    /// The public base URL of the server (behind a proxy or CDN), used in TileJSON; nil uses the request's Host.
+    public var publicURL: String?
+    /// `Cache-Control` of tiles.
+    public var cacheControl = "public, max-age=60"
+    /// `Access-Control-Allow-Origin`; nil sends no CORS headers.
+    public var corsOrigin: String? = "*"
+    /// Bytes of compressed tiles kept in memory.
+    public var cacheBytes = 256 << 20
+    /// The largest request body accepted by the write endpoints.
+    public var maxBodyBytes = 32 << 20
+    /// The bearer token that write requests need; nil turns writes off.
+    public var writeToken: String?
+    /// Where the z/x/y of every invalidated tile is appended, one per line.
+    public var expireLogPath: String?
+    /// Where MapLibre GL JS's `maplibre-gl.js` and `maplibre-gl.css` are loaded from.
+    public var mapLibreURL = "https://unpkg.com/maplibre-gl@5.3.0/dist"
+    /// A folder served under `/assets/`.
+    public var assetsDirectory: String?
+    /// Tiles generated at once; more wait in a queue.
+    public var generationConcurrency = 2
+    /// Tile generations that may wait; past that the server answers 503.
+    public var generationQueueLimit = 256
+    /// Seconds in the `Retry-After` of a 503.
+    public var retryAfterSeconds = 1
+
+    public init() {}
+}

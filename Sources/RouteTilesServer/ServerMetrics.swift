@@ -1,0 +1,58 @@
+import Metrics
+import Prometheus
+import Synchronization
+
+/// The server's metrics, recorded through swift-metrics into its own Prometheus registry (not the global
+/// `MetricsSystem`, so several servers can run in one process) and exposed at `/metrics`.
+final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let requestCounters = Mutex<[String: Metrics.Counter]>([:])
+    let cacheHits: Metrics.Counter
+    let cacheMisses: Metrics.Counter
+    let bytesSent: Metrics.Counter
+    let overloaded: Metrics.Counter
+    let tilesInvalidated: Metrics.Counter
+    let generationTime: Metrics.Timer
+    let routesLoaded: Metrics.Gauge
+    let pointsLoaded: Metrics.Gauge
+    let cacheBytes: Metrics.Gauge
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets["routetiles_tile_generation_seconds"] = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+            .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .seconds(1),
+        ]
+        self.factory = factory
+        cacheHits = Metrics.Counter(label: "routetiles_tile_cache_hits_total", factory: factory)
+        cacheMisses = Metrics.Counter(label: "routetiles_tile_cache_misses_total", factory: factory)
+        bytesSent = Metrics.Counter(label: "routetiles_response_bytes_total", factory: factory)
+        overloaded = Metrics.Counter(label: "routetiles_overloaded_total", factory: factory)
+        tilesInvalidated = Metrics.Counter(label: "routetiles_tiles_invalidated_total", factory: factory)
+        generationTime = Metrics.Timer(label: "routetiles_tile_generation_seconds", factory: factory)
+        routesLoaded = Metrics.Gauge(label: "routetiles_routes", factory: factory)
+        pointsLoaded = Metrics.Gauge(label: "routetiles_points", factory: factory)
+        cacheBytes = Metrics.Gauge(label: "routetiles_tile_cache_bytes", factory: factory)
+    }
+
+    /// Counts a response by status code.
+    func countRequest(status: Int) {
+        let key = String(status)
+        let counter = requestCounters.withLock { counters -> Metrics.Counter in
+            if let c = counters[key] { return c }
+            let c = Metrics.Counter(label: "routetiles_http_requests_total", dimensions: [("status", key)], factory: factory)
+            counters[key] = c
+            return c
+        }
+        counter.increment()
+    }
+
+    /// The Prometheus text exposition.
+    func exposition() -> [UInt8] {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}

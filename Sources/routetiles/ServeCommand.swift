@@ -1,0 +1,174 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RouteTiles
+import RouteTilesServer
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve vector tiles over HTTP: routes cut on demand (and changed live), or a built pyramid.",
+        discussion: """
+            With no route file and no --tiles, serves the bundled samples (Tiles/samples). Open the printed URL for \
+            a map of the routes. Endpoints: /tiles/{z}/{x}/{y}.mvt, /tiles.json, /style.json, /, /health, /metrics, \
+            and with --write-token the live-route endpoints POST /routes, GET/PUT/DELETE /routes/{id}, \
+            POST /routes/{id}/points. SIGINT or SIGTERM stops the server after the requests in flight.
+            """)
+
+    @Argument(help: "Route files to serve (any format `build` reads). Default: the bundled samples.", completion: .file())
+    var inputs: [String] = []
+
+    @Option(help: "Serve a pyramid built by `routetiles build` instead of routes.", completion: .directory)
+    var tiles: String?
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0: any free port).")
+    var port = 8080
+
+    @Option(help: "Lowest zoom served.")
+    var minzoom = 0
+
+    @Option(help: "Highest zoom served.")
+    var maxzoom = 14
+
+    @Option(help: "Buffer around each tile, in tile units.")
+    var buffer = 64
+
+    @Option(help: "Simplification tolerance in tile units (0: none).")
+    var simplify = 1.0
+
+    @Option(help: "Name of the vector tile layer.")
+    var layer = "routes"
+
+    @Option(help: "Input format, instead of detecting it (\(InputFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
+    var format: String?
+
+    @Flag(help: "Skip invalid routes instead of refusing to start.")
+    var skipInvalid = false
+
+    @Option(help: "Public base URL (behind a proxy or CDN) for the tile URLs in tiles.json. Default: from the request's Host.")
+    var publicUrl: String?
+
+    @Option(help: "Cache-Control header of tiles.")
+    var cacheControl = "public, max-age=60"
+
+    @Option(help: "Access-Control-Allow-Origin header ('none' to send no CORS headers).")
+    var cors = "*"
+
+    @Option(help: "Memory for cached compressed tiles, in MB.")
+    var cacheMb = 256
+
+    @Option(help: "Largest request body accepted by the write endpoints, in MB.")
+    var maxBodyMb = 32
+
+    @Option(help: "Bearer token that write requests must carry. Without it, routes cannot be changed.")
+    var writeToken: String?
+
+    @Option(help: "Append the z/x/y of every invalidated tile to this file.", completion: .file())
+    var expireLog: String?
+
+    @Option(help: "Where the viewer loads maplibre-gl.js and maplibre-gl.css from.")
+    var maplibreUrl = "https://unpkg.com/maplibre-gl@5.3.0/dist"
+
+    @Option(help: "Serve this folder's files under /assets/ (e.g. with --maplibre-url /assets, offline).", completion: .directory)
+    var assets: String?
+
+    @Option(help: "Tiles generated at once. Default: one per core.")
+    var concurrency: Int?
+
+    @Option(help: "Tile generations that may wait before the server answers 503.")
+    var queueLimit = 256
+
+    @Option(help: "Log level: trace, debug, info (one access-log line per request), notice, warning, error.")
+    var logLevel = "info"
+
+    var tilingOptions: TilingOptions {
+        var o = TilingOptions()
+        o.minZoom = minzoom
+        o.maxZoom = maxzoom
+        o.buffer = buffer
+        o.simplification = simplify
+        o.layerName = layer
+        return o
+    }
+
+    func validate() throws {
+        if let problem = tilingOptions.problem { throw ValidationError(problem) }
+        if tiles != nil && !inputs.isEmpty { throw ValidationError("give route files or --tiles, not both") }
+        if !(0...65535).contains(port) { throw ValidationError("--port must lie in 0...65535") }
+        if cacheMb < 0 { throw ValidationError("--cache-mb must not be negative") }
+        if maxBodyMb < 1 { throw ValidationError("--max-body-mb must be at least 1") }
+        if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        if queueLimit < 0 { throw ValidationError("--queue-limit must not be negative") }
+        if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level '\(logLevel)'") }
+        if let format, InputFormat(rawValue: format.lowercased()) == nil {
+            throw ValidationError("unknown --format '\(format)'")
+        }
+        if let writeToken, writeToken.count < 8 { throw ValidationError("--write-token must be at least 8 characters") }
+    }
+
+    var serverConfiguration: ServerConfiguration {
+        var c = ServerConfiguration()
+        c.host = host
+        c.port = port
+        c.publicURL = publicUrl
+        c.cacheControl = cacheControl
+        c.corsOrigin = cors == "none" ? nil : cors
+        c.cacheBytes = cacheMb << 20
+        c.maxBodyBytes = maxBodyMb << 20
+        c.writeToken = writeToken
+        c.expireLogPath = expireLog
+        c.mapLibreURL = maplibreUrl
+        c.assetsDirectory = assets
+        c.generationConcurrency = concurrency ?? ProcessInfo.processInfo.activeProcessorCount
+        c.generationQueueLimit = queueLimit
+        return c
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "routetiles")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let backend: TileBackend
+        let name: String
+        if let tiles {
+            do {
+                backend = .tileset(try DirectoryTileSource(root: URL(fileURLWithPath: tiles)))
+            } catch {
+                throw failure("error: \(error)")
+            }
+            name = URL(fileURLWithPath: tiles).lastPathComponent
+        } else {
+            let files = inputs.isEmpty ? try Self.bundledSamples() : inputs
+            let routes = try RouteInputs.read(files, format: format.flatMap { InputFormat(rawValue: $0.lowercased()) },
+                                              options: ReadOptions(skipInvalid: skipInvalid), terminal: Terminal(quiet: false))
+            backend = .live(LiveRouteSet(routes: routes, options: tilingOptions))
+            name = inputs.count == 1 ? BuildCommand.defaultName(for: inputs[0]) : "routes"
+        }
+        let server: RouteTilesServer
+        do {
+            server = try RouteTilesServer(configuration: serverConfiguration, name: name, backend: backend, logger: logger)
+        } catch {
+            throw failure("error: \(error)")
+        }
+        let shownHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
+        try await server.run { port in
+            FileHandle.standardError.write(Data("routetiles: serving http://\(shownHost):\(port)/\n".utf8))
+        }
+    }
+
+    /// The sample route files, when run from the repository.
+    static func bundledSamples() throws -> [String] {
+        let folder = "Tiles/samples"
+        let known = Set(InputFormat.allCases.map(\.rawValue)).union(["json"])
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { known.contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) }
+            .sorted()
+            .map { folder + "/" + $0 }
+        guard !files.isEmpty else {
+            throw failure("error: no route files given and no samples in ./\(folder); run from the repository or pass files")
+        }
+        return files
+    }
+}
