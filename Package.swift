@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // The system zlib (zlib1g-dev): gzip for tiles.
@@ -42,11 +43,14 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
-        .testTarget(name: "RouteTilesTests", dependencies: ["RouteTiles"]),
-        .testTarget(name: "RouteTilesServerTests", dependencies: [
+        // Core, CLI and server tests in one target, sharing their support code (tools, fixtures, a test server).
+        .testTarget(name: "RouteTilesTests", dependencies: [
             "RouteTiles",
             "RouteTilesServer",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -130,6 +130,7 @@ struct BuildCommand: ParsableCommand {
             try store.commit()
         } catch {
             store.abort()
+            cleanup.waitIfInterrupted()
             terminal.endProgress()
             throw failure("error: \(error)")
         }

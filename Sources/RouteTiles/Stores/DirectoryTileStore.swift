@@ -28,6 +28,7 @@ public final class DirectoryTileStore: TileSink {
     private struct WriteState {
         var inFlight = 0
         var aborted = false
+        var removed = false
     }
 
     /// Prepares a build into `destination`. Unless `replace`, an existing destination is an error.
@@ -96,10 +97,20 @@ public final class DirectoryTileStore: TileSink {
 
     /// Removes the staging folder; the destination stays as it was. Safe to call from another thread (a signal
     /// handler) while workers are writing: writes in flight finish first and later writes fail.
+    /// Idempotent: a second caller (the build's error path while a signal handler aborts) returns only once the
+    /// staging folder is gone.
     public func abort() {
-        writes.withLock { $0.aborted = true }
+        let first = writes.withLock { state -> Bool in
+            defer { state.aborted = true }
+            return !state.aborted
+        }
         while writes.withLock({ $0.inFlight }) > 0 { usleep(1_000) }
-        try? FileManager.default.removeItem(at: staging)
+        if first {
+            try? FileManager.default.removeItem(at: staging)
+            writes.withLock { $0.removed = true }
+        } else {
+            while !writes.withLock({ $0.removed }) { usleep(1_000) }
+        }
     }
 
     private func beginWrite() throws {

@@ -1,0 +1,151 @@
+import Foundation
+@testable import RouteTiles
+@testable import RouteTilesServer
+import Testing
+
+/// Live routes over HTTP: authorisation, limits, errors, and exact cache invalidation.
+@Suite struct ServerLiveRouteTests {
+    static let token = "test-token-123"
+    let auth = [("Authorization", "Bearer \(token)"), ("Content-Type", "application/geo+json")]
+
+    func feature(id: String? = nil, _ line: [Coordinate], name: String = "new") -> [UInt8] {
+        let coordinates = line.map { "[\($0.longitude),\($0.latitude)]" }.joined(separator: ",")
+        let idText = id.map { "\"id\":\"\($0)\"," } ?? ""
+        return Array(#"{"type":"Feature",\#(idText)"properties":{"name":"\#(name)"},"geometry":{"type":"LineString","coordinates":[\#(coordinates)]}}"#.utf8)
+    }
+
+    func line(from lon: Double, _ lat: Double, count: Int = 50, seed: UInt64 = 9) -> [Coordinate] {
+        var rng = SeededGenerator(seed: seed)
+        return Sample.track(count: count, lon: lon, lat: lat, step: 0.0004, using: &rng)
+    }
+
+    func configure(_ c: inout ServerConfiguration) {
+        c.writeToken = Self.token
+        c.maxBodyBytes = 100_000
+    }
+
+    @Test func writesNeedTheTokenAndAWellFormedBodyWithinTheLimit() async throws {
+        let body = feature(line(from: 2.35, 48.86))
+        // Writes off without --write-token.
+        try await TestServer.with(.live(LiveRouteSet(routes: [], options: TestServer.options()))) { server in
+            let refused = try await server.request(.POST, "/routes", headers: auth, body: body)
+            #expect(refused.status == 403)
+        }
+        try await TestServer.with(.live(LiveRouteSet(routes: [], options: TestServer.options())), configure: configure) { server in
+            let none = try await server.request(.POST, "/routes", body: body)
+            #expect(none.status == 401 && none.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+            #expect(try await server.request(.POST, "/routes", headers: [("Authorization", "Bearer wrong-token")], body: body).status == 403)
+            #expect(try await server.request(.POST, "/routes", headers: [("Authorization", "Basic eDp5")], body: body).status == 401)
+
+            let big = [UInt8](repeating: 0x20, count: 100_001)
+            #expect(try await server.request(.POST, "/routes", headers: auth, body: big).status == 413)
+
+            let broken = Array("{\"type\":\"Feature\",\n\"geometry\":{\"type\":\"LineString\",\"coordinates\":[[1,2],[3,]]}}".utf8)
+            let bad = try await server.request(.POST, "/routes", headers: auth, body: broken)
+            #expect(bad.status == 400)
+            let message = try #require(bad.json["error"] as? String)
+            #expect(message.contains("request body:2:"), "\(message)")
+
+            let outOfRange = feature([Coordinate(longitude: 2, latitude: 95), Coordinate(longitude: 2, latitude: 48)])
+            #expect(try await server.request(.POST, "/routes", headers: auth, body: outOfRange).status == 400)
+
+            let created = try await server.request(.POST, "/routes", headers: auth, body: body)
+            #expect(created.status == 201)
+            #expect((created.json["ids"] as? [String])?.count == 1)
+            #expect(try await server.request(.PUT, "/routes/x/points", headers: auth, body: body).status == 405)
+            #expect(try await server.request(.DELETE, "/routes/missing", headers: auth).status == 404)
+            #expect(try await server.request(.GET, "/routes/missing").status == 404)
+        }
+    }
+
+    /// Every tile of `tiles` as the server sends it, uncompressed (nil for 204).
+    func fetch(_ server: TestServer.Handle, _ tiles: [TileID]) async throws -> [TileID: [UInt8]] {
+        var out: [TileID: [UInt8]] = [:]
+        for t in tiles {
+            let reply = try await server.get("/tiles/\(t.z)/\(t.x)/\(t.y).mvt", gzip: false)
+            #expect(reply.status == 200 || reply.status == 204)
+            if reply.status == 200 { out[t] = reply.body }
+        }
+        return out
+    }
+
+    @Test func changesInvalidateExactlyTheTilesWhoseContentChanges() async throws {
+        let options = TestServer.options(maxZoom: 12)
+        let base = TestServer.parisRoutes(count: 4, points: 300)
+        let routes = LiveRouteSet(routes: base, options: options)
+        let folder = try TemporaryFolder()
+        let expirePath = folder.path("expire.log")
+        try await TestServer.with(.live(routes), configure: {
+            configure(&$0)
+            $0.expireLogPath = expirePath
+        }) { server in
+            // Every geometry the test will give the new route, decided up front, so that the watched tiles cover
+            // every state: all tiles of every route at every zoom, before and after each change.
+            let newLine = line(from: 2.36, 48.855, count: 80, seed: 21)
+            let moved = line(from: 2.37, 48.86, count: 60, seed: 22)
+            let extra = line(from: moved[moved.count - 1].longitude, moved[moved.count - 1].latitude, count: 10, seed: 23)
+            let added = Route(id: .string("bus-7"), properties: [Property("name", .string("new"))], parts: [newLine])
+            var watched = Set<TileID>()
+            for route in base { watched.formUnion(RouteCover.tiles(of: route, options: options)) }
+            for geometry in [newLine, moved, moved + extra] {
+                var r = added
+                r.parts = [geometry]
+                watched.formUnion(RouteCover.tiles(of: r, options: options))
+            }
+            let tiles = watched.sorted()
+            let before = try await fetch(server, tiles)
+
+            // Each kind of change, then every watched tile is compared with a fresh engine over the same routes:
+            // a tile left stale in the cache would differ; a tile that changed must be among the invalidated.
+            var expected = base
+            func check(_ reply: TestServer.Reply, previous: [TileID: [UInt8]]) async throws -> [TileID: [UInt8]] {
+                #expect(reply.status == 200 || reply.status == 201, "\(reply.text)")
+                let after = try await fetch(server, tiles)
+                let truth = RouteTiler(routes: expected, options: options)
+                var changed = Set<TileID>()
+                for t in tiles {
+                    #expect(after[t] == truth.tile(z: t.z, x: t.x, y: t.y), "tile \(t) is stale")
+                    if after[t] != previous[t] { changed.insert(t) }
+                }
+                let count = try #require(reply.json["invalidated_tiles"] as? Int)
+                let logged = try String(contentsOfFile: expirePath, encoding: .utf8).split(separator: "\n").suffix(count)
+                let invalidated = Set(logged.compactMap { TileID(path: String($0)) })
+                #expect(invalidated.count == count)
+                #expect(changed.isSubset(of: invalidated), "changed but not invalidated: \(changed.subtracting(invalidated))")
+                // No others: every invalidated tile holds the route before or after the change.
+                #expect(invalidated.subtracting(watched).isEmpty)
+                return after
+            }
+
+            var state = before
+            // POST a new route.
+            expected.append(added)
+            state = try await check(try await server.request(.POST, "/routes", headers: auth,
+                                                             body: feature(id: "bus-7", newLine)), previous: state)
+            // PUT: move it.
+            expected[expected.count - 1].parts = [moved]
+            state = try await check(try await server.request(.PUT, "/routes/bus-7", headers: auth,
+                                                             body: feature(moved)), previous: state)
+            // Append points to an existing route.
+            expected[expected.count - 1].parts[0] += extra
+            let points = "[" + extra.map { "[\($0.longitude),\($0.latitude)]" }.joined(separator: ",") + "]"
+            state = try await check(try await server.request(.POST, "/routes/bus-7/points", headers: auth,
+                                                             body: Array(points.utf8)), previous: state)
+            let stored = try await server.get("/routes/bus-7").json
+            #expect(((stored["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])?.count == 70)
+            // DELETE one of the original routes.
+            expected.remove(at: 1)
+            state = try await check(try await server.request(.DELETE, "/routes/101", headers: auth), previous: state)
+            _ = state
+        }
+    }
+}
+
+extension TileID {
+    /// Parses "z/x/y".
+    init?(path: String) {
+        let parts = path.split(separator: "/").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        self.init(z: parts[0], x: parts[1], y: parts[2])
+    }
+}

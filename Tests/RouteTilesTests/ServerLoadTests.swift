@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+@testable import RouteTiles
+@testable import RouteTilesServer
+import Testing
+
+/// A built pyramid served from disk, and the server's behaviour under load.
+@Suite struct ServerLoadTests {
+    /// A pyramid source that can hold every read until released, to fill the generation slots on purpose.
+    final class GatedSource: TileSource, @unchecked Sendable {
+        // Unchecked: `open` is guarded by the condition's lock.
+        let inner: DirectoryTileSource
+        let condition = NSCondition()
+        var open = false
+        let reads = Mutex(0)
+
+        init(_ inner: DirectoryTileSource) { self.inner = inner }
+        var metadata: TilesetMetadata { inner.metadata }
+        func tileIDs() throws -> [TileID] { try inner.tileIDs() }
+        func gzipTile(_ tile: TileID) throws -> [UInt8]? {
+            reads.withLock { $0 += 1 }
+            condition.lock()
+            let deadline = Date().addingTimeInterval(20)
+            while !open && condition.wait(until: deadline) {}
+            condition.unlock()
+            return try inner.gzipTile(tile)
+        }
+        func release() {
+            condition.lock()
+            open = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    func buildPyramid(in folder: TemporaryFolder) throws -> String {
+        let out = folder.path("pyramid")
+        let r = try ExternalTool.run(ExternalTool.routetiles, ["build", ExternalTool.packageRoot.path + "/Tiles/samples/paris-runs.geojson",
+                                                              "-o", out, "--maxzoom", "12", "--quiet"])
+        #expect(r.status == 0, "\(r.stderr)")
+        return out
+    }
+
+    @Test func aBuiltPyramidIsServedByteForByte() async throws {
+        let folder = try TemporaryFolder()
+        let out = try buildPyramid(in: folder)
+        let source = try DirectoryTileSource(root: URL(fileURLWithPath: out))
+        let ids = try source.tileIDs().sorted()
+        #expect(ids.count >= 10)
+        try await TestServer.with(.tileset(source)) { server in
+            for id in ids.prefix(40) {
+                let reply = try await server.get("/tiles/\(id.z)/\(id.x)/\(id.y).mvt")
+                #expect(reply.status == 200)
+                #expect(reply.body == (try source.gzipTile(id)))
+            }
+            let tileJSON = try await server.get("/tiles.json").json
+            #expect(tileJSON["maxzoom"] as? Int == 12)
+            #expect(try await server.get("/tiles/13/0/0.mvt").status == 404)
+            #expect(try await server.get("/tiles/12/0/0.mvt").status == 204)
+            // A finished tileset takes no writes.
+            #expect(try await server.request(.POST, "/routes", body: Array("{}".utf8)).status == 405)
+        }
+    }
+
+    @Test func pastTheQueueTheServerAnswers503WithRetryAfter() async throws {
+        let folder = try TemporaryFolder()
+        let source = GatedSource(try DirectoryTileSource(root: URL(fileURLWithPath: try buildPyramid(in: folder))))
+        let ids = try source.tileIDs().sorted()
+        try await TestServer.with(.tileset(source), configure: {
+            $0.generationConcurrency = 1
+            $0.generationQueueLimit = 1
+        }) { server in
+            // Two cold tiles fill the one slot and the one queue place; a third is refused at once.
+            async let first = server.get("/tiles/\(ids[0].z)/\(ids[0].x)/\(ids[0].y).mvt")
+            async let second = server.get("/tiles/\(ids[1].z)/\(ids[1].x)/\(ids[1].y).mvt")
+            let deadline = Date().addingTimeInterval(10)
+            while server.server.state.tiles.limiter.load != (1, 1) && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            let refused = try await server.get("/tiles/\(ids[2].z)/\(ids[2].x)/\(ids[2].y).mvt")
+            #expect(refused.status == 503)
+            #expect(refused.header("Retry-After") == "1")
+            source.release()
+            #expect(try await first.status == 200)
+            #expect(try await second.status == 200)
+            #expect(try await server.get("/tiles/\(ids[2].z)/\(ids[2].x)/\(ids[2].y).mvt").status == 200)
+            #expect(try await server.get("/metrics").text.contains("routetiles_overloaded_total 1"))
+        }
+    }
+
+    @Test(arguments: [1, 3])
+    func theLimiterNeverRunsMoreThanItsConcurrency(concurrency: Int) async throws {
+        let limiter = GenerationLimiter(concurrency: concurrency, queueLimit: 1000)
+        final class Running: Sendable {
+            let counts = Mutex((now: 0, most: 0))
+        }
+        let running = Running()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<200 {
+                group.addTask {
+                    try await limiter.run {
+                        running.counts.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                        usleep(200)
+                        running.counts.withLock { $0.now -= 1 }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let most = running.counts.withLock { $0.most }
+        #expect(most >= 1 && most <= concurrency)
+        #expect(limiter.load == (0, 0))
+    }
+}

@@ -1,0 +1,96 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import RouteTiles
+@testable import RouteTilesServer
+import ServiceLifecycle
+
+/// A real `RouteTilesServer` on an ephemeral loopback port, run for the length of `body`, then shut down gracefully.
+enum TestServer {
+    /// One client for all tests, which never decompresses or adds `Accept-Encoding` on its own, so that the tests
+    /// see exactly what the server sends.
+    static let client = HTTPClient(eventLoopGroupProvider: .singleton,
+                                   configuration: HTTPClient.Configuration(decompression: .disabled))
+
+    struct Reply {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: [UInt8]
+        var text: String { String(decoding: body, as: UTF8.self) }
+        func header(_ name: String) -> String? { headers.first(name: name) }
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]) ?? [:] }
+    }
+
+    /// The base URL of a running server, and its state for checks the HTTP surface cannot make.
+    struct Handle {
+        let base: String
+        let server: RouteTilesServer
+
+        /// One request with a bounded timeout; bodies are read whole (up to 64 MB).
+        func request(_ method: HTTPMethod = .GET, _ path: String, headers: [(String, String)] = [],
+                     body: [UInt8]? = nil) async throws -> Reply {
+            var request = HTTPClientRequest(url: base + path)
+            request.method = method
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+            let response = try await TestServer.client.execute(request, timeout: .seconds(30))
+            let bytes = try await response.body.collect(upTo: 64 << 20)
+            return Reply(status: Int(response.status.code), headers: response.headers, body: Array(bytes.readableBytesView))
+        }
+
+        func get(_ path: String, gzip: Bool = true, headers: [(String, String)] = []) async throws -> Reply {
+            try await request(.GET, path, headers: (gzip ? [("Accept-Encoding", "gzip")] : []) + headers)
+        }
+    }
+
+    static func with<T: Sendable>(_ backend: TileBackend, _ body: @Sendable (Handle) async throws -> T) async throws -> T {
+        try await with(backend, configure: { _ in }, body)
+    }
+
+    static func with<T: Sendable>(
+        _ backend: TileBackend, configure: (inout ServerConfiguration) -> Void,
+        _ body: @Sendable (Handle) async throws -> T
+    ) async throws -> T {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.generationConcurrency = 2
+        configure(&configuration)
+        var logger = Logger(label: "test-server")
+        logger.logLevel = .warning
+        let server = try RouteTilesServer(configuration: configuration, name: "test", backend: backend, logger: logger)
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let group = ServiceGroup(configuration: .init(
+            services: [server.application { port in continuation.yield(port) }], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            let result: T
+            do {
+                result = try await body(Handle(base: "http://127.0.0.1:\(port)", server: server))
+            } catch {
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return result
+        }
+    }
+
+    /// Routes for the server tests: a few tracks around Paris, with ids.
+    static func parisRoutes(count: Int = 6, points: Int = 400, seed: UInt64 = 5) -> [Route] {
+        var rng = SeededGenerator(seed: seed)
+        return (0..<count).map { i in
+            let line = Sample.track(count: points, lon: 2.3 + Double(i) * 0.01, lat: 48.85, step: 0.0004, using: &rng)
+            return Route(id: .number(UInt64(100 + i)), properties: [Property("name", .string("track \(i)"))], parts: [line])
+        }
+    }
+
+    static func options(maxZoom: Int = 14) -> TilingOptions {
+        Sample.options(maxZoom: maxZoom)
+    }
+}
