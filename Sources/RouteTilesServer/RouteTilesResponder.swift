@@ -55,6 +55,7 @@ public struct RouteTilesResponder: HTTPResponder {
         case "/style.json": page = { style(request) }
         case "/health": page = { health() }
         case "/metrics": page = { metricsText() }
+        case "/favicon.ico": page = { HTTPAnswers.empty(.noContent, headers: [.cacheControl: "public, max-age=86400"]) }
         default: page = nil
         }
         guard let page else { return HTTPAnswers.error(.notFound, "no such resource: \(path)") }

@@ -1,0 +1,64 @@
+"""Loads the RouteTiles viewer in headless Chromium and reports, as JSON on stdout, what the map rendered.
+
+Usage: viewer_check.py URL SCREENSHOT.png
+Checks made by the caller: route pixels drawn, rendered route features, no map error (and, from the server's
+metrics, no failed tile request: MapLibre fetches tiles in a web worker, out of the page's resource timing).
+"""
+import json
+import sys
+import time
+
+from PIL import Image
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+url, screenshot = sys.argv[1], sys.argv[2]
+options = webdriver.ChromeOptions()
+for flag in ["--headless=new", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--no-sandbox",
+             "--disable-dev-shm-usage", "--window-size=1000,700", "--no-first-run", "--disable-gpu-sandbox"]:
+    options.add_argument(flag)
+options.binary_location = "/usr/bin/chromium"
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+try:
+    driver.set_page_load_timeout(60)
+    driver.get(url)
+    # Wait (bounded) until MapLibre says every tile is loaded and the map is idle.
+    deadline = time.time() + 90
+    state = {}
+    while time.time() < deadline:
+        state = driver.execute_script("""
+            const m = window.map;
+            if (!m || !m.isStyleLoaded()) return {ready: false};
+            return {ready: m.loaded() && m.areTilesLoaded() && !m.isMoving(), zoom: m.getZoom()};
+        """)
+        if state.get("ready"):
+            break
+        time.sleep(0.25)
+    time.sleep(0.5)
+    result = driver.execute_script("""
+        const m = window.map;
+        const lines = m.queryRenderedFeatures({layers: ['routes-line']});
+        return {
+            ready: m.loaded() && m.areTilesLoaded(),
+            zoom: m.getZoom(),
+            renderedRouteFeatures: lines.length,
+            mapErrors: window.tileErrors || [],
+        };
+    """)
+    driver.save_screenshot(screenshot)
+    # Count the pixels the routes inked: clearly darker than the page's background (#f8fafc), away from the
+    # zoom buttons in the top-right corner.
+    image = Image.open(screenshot).convert("L")
+    width, height = image.size
+    pixels = image.load()
+    ink = 0
+    for y in range(height):
+        for x in range(width - 60 if y < 110 else width):
+            if pixels[x, y] < 170:
+                ink += 1
+    result["inkPixels"] = ink
+    result["totalPixels"] = width * height
+    print(json.dumps(result))
+finally:
+    driver.quit()

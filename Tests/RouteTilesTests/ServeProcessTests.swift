@@ -1,0 +1,98 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import RouteTiles
+import Testing
+
+/// `routetiles serve` as a user runs it: the binary, its printed URL, and its shutdown on SIGTERM.
+@Suite struct ServeProcessTests {
+    /// A running `routetiles serve`, started in the package root so that the bundled samples are found.
+    final class ServeProcess {
+        let process = Process()
+        let base: String
+        private let stderr = Pipe()
+
+        init(_ arguments: [String]) throws {
+            process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
+            process.arguments = ["serve", "--port", "0", "--log-level", "warning"] + arguments
+            process.currentDirectoryURL = ExternalTool.packageRoot
+            process.standardError = stderr
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            // The server prints its URL on standard error once it listens.
+            var text = ""
+            let deadline = Date().addingTimeInterval(60)
+            let handle = stderr.fileHandleForReading
+            while !text.contains("serving http://"), Date() < deadline, process.isRunning {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            guard let range = text.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
+                process.terminate()
+                throw InputError(file: "serve", message: "no URL printed: \(text)")
+            }
+            base = String(text[range])
+        }
+
+        /// Sends `signal` and waits (at most 30 s) for the exit status.
+        func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+            kill(process.processIdentifier, signal)
+            let deadline = Date().addingTimeInterval(30)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+
+        deinit { if process.isRunning { process.terminate() } }
+    }
+
+    func get(_ url: String) async throws -> (Int, [UInt8]) {
+        let response = try await TestServer.client.execute(HTTPClientRequest(url: url), timeout: .seconds(20))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        return (Int(response.status.code), Array(body.readableBytesView))
+    }
+
+    @Test func withNoArgumentItServesTheBundledSamples() async throws {
+        let serve = try ServeProcess([])
+        let (status, body) = try await get(serve.base + "/tiles.json")
+        #expect(status == 200)
+        let tileJSON = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+        #expect((tileJSON["tiles"] as? [String])?.first == serve.base + "/tiles/{z}/{x}/{y}.mvt")
+        // Paris is in the samples: the z12 tile over the centre holds routes.
+        let tile = WebMercator.tile(containing: Coordinate(longitude: 2.35, latitude: 48.86), zoom: 12)
+        #expect(try await get(serve.base + "/tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt").0 == 200)
+        #expect(try await get(serve.base + "/").0 == 200)
+        #expect(serve.stop() == 0)
+    }
+
+    @Test func sigtermLetsARequestInFlightFinish() async throws {
+        let serve = try ServeProcess(["--write-token", "shutdown-token"])
+        let feature = #"{"type":"Feature","id":"late","properties":{},"geometry":{"type":"LineString","coordinates":[[2.3,48.8],[2.4,48.9]]}}"#
+        let bytes = Array(feature.utf8)
+        let (chunks, feed) = AsyncStream.makeStream(of: ByteBuffer.self)
+        var request = HTTPClientRequest(url: serve.base + "/routes")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer shutdown-token")
+        request.headers.add(name: "Content-Type", value: "application/geo+json")
+        request.body = .stream(chunks, length: .known(Int64(bytes.count)))
+        // Half the body goes out, the server starts the request, then SIGTERM arrives before the rest.
+        feed.yield(ByteBuffer(bytes: bytes[..<40]))
+        async let response = TestServer.client.execute(request, timeout: .seconds(30))
+        try await Task.sleep(for: .milliseconds(500))
+        kill(serve.process.processIdentifier, SIGTERM)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(serve.process.isRunning, "the server quit with a request in flight")
+        feed.yield(ByteBuffer(bytes: bytes[40...]))
+        feed.finish()
+        let reply = try await response
+        #expect(reply.status == .created)
+        let deadline = Date().addingTimeInterval(20)
+        while serve.process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!serve.process.isRunning)
+        serve.process.waitUntilExit()
+        #expect(serve.process.terminationStatus == 0)
+    }
+}
