@@ -153,8 +153,12 @@ struct ServeCommand: AsyncParsableCommand {
             throw failure("error: \(error)")
         }
         let shownHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
-        try await server.run { port in
-            FileHandle.standardError.write(Data("routetiles: serving http://\(shownHost):\(port)/\n".utf8))
+        do {
+            try await server.run { port in
+                FileHandle.standardError.write(Data("routetiles: serving http://\(shownHost):\(port)/\n".utf8))
+            }
+        } catch {
+            throw failure("error: cannot serve on \(host):\(port): \(error)")
         }
     }
 

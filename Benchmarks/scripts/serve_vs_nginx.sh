@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Serving benchmarks for `routetiles serve`, with nginx in the same run as the peer for cached tiles.
+#
+#   Benchmarks/scripts/serve_vs_nginx.sh [points] [seconds] [workdir]
+#
+# 1. Cached tiles: wrk (2 threads, 64 connections) over a hot set of 1,000 z14 tiles, against nginx serving the
+#    same gzip files from the built pyramid, against `routetiles serve --tiles` (the pyramid) and against
+#    `routetiles serve` cutting the routes on demand (after one warming pass, every tile is a cache hit).
+# 2. Cold tiles: `routetiles serve --cache-mb 0` (every request cut and compressed anew), one connection, over 1,000
+#    distinct z14 tiles: p50 and p99 latency.
+# 3. Live routes: appending 10 points to a 100,000-point route, against sending that route again (PUT).
+#
+# Defaults: 1,000,000 points, 10 s per wrk run, /dev/shm/routetiles-bench. Needs: nginx and wrk (Debian).
+# Everything runs on loopback; the servers and wrk share the machine's cores.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+points=${1:-1000000}
+seconds=${2:-10}
+work=${3:-/dev/shm/routetiles-bench}
+mkdir -p "$work"
+input="$work/routes-$points.geojson"
+[ -f "$input" ] || python3 Benchmarks/scripts/generate_routes.py --points "$points" --out "$input"
+command -v nginx >/dev/null && command -v wrk >/dev/null || { echo "needs nginx and wrk: apt-get install nginx wrk" >&2; exit 1; }
+swift build -c release --product routetiles >/dev/null
+bin=$PWD/.build/release/routetiles
+pyramid="$work/serve-pyramid"
+[ -d "$pyramid" ] || $bin build "$input" -o "$pyramid" --quiet --maxzoom 14
+
+# The hot set: 1,000 z14 tiles of the pyramid, in a fixed order.
+(cd "$pyramid" && find 14 -name '*.mvt' | sort | head -1000) > "$work/hot.txt"
+cat > "$work/hot.lua" <<'LUA'
+local paths = {}
+for line in io.lines(os.getenv("HOT_LIST")) do paths[#paths + 1] = "/tiles/" .. line end
+local i = 0
+request = function()
+  i = i % #paths + 1
+  return wrk.format("GET", paths[i], {["Accept-Encoding"] = "gzip"})
+end
+LUA
+export HOT_LIST="$work/hot.txt"
+
+nginx_port=18081; serve_port=18082
+cat > "$work/nginx.conf" <<CONF
+worker_processes 2;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  open_file_cache max=10000 inactive=60s;
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location /tiles/ {
+      alias $pyramid/;
+      types { }
+      default_type application/vnd.mapbox-vector-tile;
+      add_header Content-Encoding gzip;
+      add_header Vary Accept-Encoding;
+      add_header Cache-Control "public, max-age=60";
+    }
+  }
+}
+CONF
+
+wait_for() { for _ in $(seq 200); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
+warm() { while read -r p; do curl -s -o /dev/null -H 'Accept-Encoding: gzip' "$1/tiles/$p"; done < "$work/hot.txt"; }
+bench() { # name, url
+  local out
+  out=$(wrk -t2 -c64 -d"${seconds}s" --latency -s "$work/hot.lua" "$2")
+  local rps p99 non2xx
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
+  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $4}')
+  echo "$1 requests/s=$rps p99=$p99 non2xx=${non2xx:-0}"
+}
+
+echo "input: $input ($points points); pyramid $pyramid; $(nproc) cores; wrk -t2 -c64 -d${seconds}s"
+echo "== cached tiles (1,000 hot z14 tiles) =="
+nginx -c "$work/nginx.conf" -p "$work"
+trap 'nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null || true; kill $(jobs -p) 2>/dev/null || true' EXIT
+wait_for "http://127.0.0.1:$nginx_port/tiles/$(head -1 "$work/hot.txt")"
+bench nginx "http://127.0.0.1:$nginx_port"
+
+$bin serve --tiles "$pyramid" --port $serve_port --log-level warning 2>/dev/null &
+pid=$!
+wait_for "http://127.0.0.1:$serve_port/health"; warm "http://127.0.0.1:$serve_port"
+bench "routetiles --tiles" "http://127.0.0.1:$serve_port"
+kill -TERM $pid; wait $pid || true
+
+$bin serve "$input" --port $serve_port --log-level warning 2>/dev/null &
+pid=$!
+wait_for "http://127.0.0.1:$serve_port/health"; warm "http://127.0.0.1:$serve_port"
+bench "routetiles routes" "http://127.0.0.1:$serve_port"
+kill -TERM $pid; wait $pid || true
+nginx -c "$work/nginx.conf" -p "$work" -s stop
+
+echo "== cold z14 tiles (--cache-mb 0, 1 connection) =="
+$bin serve "$input" --port $serve_port --log-level warning --cache-mb 0 2>/dev/null &
+pid=$!
+wait_for "http://127.0.0.1:$serve_port/health"
+out=$(wrk -t1 -c1 -d"${seconds}s" --latency -s "$work/hot.lua" "http://127.0.0.1:$serve_port")
+echo "cold: p50=$(echo "$out" | awk '$1 == "50%" {print $2}') p99=$(echo "$out" | awk '$1 == "99%" {print $2}') requests/s=$(echo "$out" | awk '/Requests\/sec/ {print $2}')"
+kill -TERM $pid; wait $pid || true
+
+echo "== live routes: append 10 points to a 100,000-point route =="
+python3 - "$work" <<'PY'
+import json, math, sys
+work = sys.argv[1]
+pts, lon, lat, h = [], 13.4, 52.5, 0.0
+for i in range(100_000):
+    pts.append([round(lon, 7), round(lat, 7)])
+    h += math.sin(i * 0.37) * 0.5
+    lon += math.cos(h) * 0.0001; lat += math.sin(h) * 0.00007
+feature = {"type": "Feature", "id": "long", "properties": {"name": "long track"}, "geometry": {"type": "LineString", "coordinates": pts}}
+open(f"{work}/long.geojson", "w").write(json.dumps(feature))
+extra = [[round(lon + 0.0001 * k, 7), round(lat, 7)] for k in range(1, 11)]
+open(f"{work}/extra.json", "w").write(json.dumps(extra))
+PY
+$bin serve "$work/long.geojson" --port $serve_port --log-level warning --write-token bench-token-1 2>/dev/null &
+pid=$!
+wait_for "http://127.0.0.1:$serve_port/health"
+time_of() { curl -s -o /dev/null -w '%{time_total}\n' -H 'Authorization: Bearer bench-token-1' -H 'Content-Type: application/geo+json' "$@"; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+append=$(for _ in 1 2 3 4 5 6 7; do time_of -X POST --data-binary @"$work/extra.json" "http://127.0.0.1:$serve_port/routes/long/points"; done | median)
+replace=$(for _ in 1 2 3 4 5 6 7; do time_of -X PUT --data-binary @"$work/long.geojson" "http://127.0.0.1:$serve_port/routes/long"; done | median)
+echo "append 10 points: ${append}s; send the route again (PUT): ${replace}s (median of 7)"
+kill -TERM $pid; wait $pid || true
