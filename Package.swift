@@ -51,7 +51,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        ], exclude: ["Browser"]),
     ],
     swiftLanguageModes: [.v6]
 )

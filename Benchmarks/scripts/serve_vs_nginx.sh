@@ -27,7 +27,7 @@ pyramid="$work/serve-pyramid"
 [ -d "$pyramid" ] || $bin build "$input" -o "$pyramid" --quiet --maxzoom 14
 
 # The hot set: 1,000 z14 tiles of the pyramid, in a fixed order.
-(cd "$pyramid" && find 14 -name '*.mvt' | sort | head -1000) > "$work/hot.txt"
+(cd "$pyramid" && find 14 -name '*.mvt' | sort | awk 'NR <= 1000') > "$work/hot.txt"
 cat > "$work/hot.lua" <<'LUA'
 local paths = {}
 for line in io.lines(os.getenv("HOT_LIST")) do paths[#paths + 1] = "/tiles/" .. line end
