@@ -18,6 +18,8 @@ public struct RouteTilesResponder: HTTPResponder {
 
     public func respond(to request: Request, context: Context) async throws -> Response {
         let started = ContinuousClock.now
+        state.metrics.requestStarted()
+        defer { state.metrics.requestEnded() }
         var response = await dispatch(request)
         if let origin = state.configuration.corsOrigin {
             response.headers[.accessControlAllowOrigin] = origin

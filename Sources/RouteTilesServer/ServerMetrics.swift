@@ -17,6 +17,8 @@ final class ServerMetrics: Sendable {
     let routesLoaded: Metrics.Gauge
     let pointsLoaded: Metrics.Gauge
     let cacheBytes: Metrics.Gauge
+    private let inFlight = Atomic<Int>(0)
+    private let inFlightGauge: Metrics.Gauge
 
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -35,6 +37,17 @@ final class ServerMetrics: Sendable {
         routesLoaded = Metrics.Gauge(label: "routetiles_routes", factory: factory)
         pointsLoaded = Metrics.Gauge(label: "routetiles_points", factory: factory)
         cacheBytes = Metrics.Gauge(label: "routetiles_tile_cache_bytes", factory: factory)
+        inFlightGauge = Metrics.Gauge(label: "routetiles_http_requests_in_flight", factory: factory)
+    }
+
+    /// Counts a request that has started (its head arrived; its body may still be coming).
+    func requestStarted() {
+        inFlightGauge.record(inFlight.add(1, ordering: .relaxed).newValue)
+    }
+
+    /// Counts a request that has its response.
+    func requestEnded() {
+        inFlightGauge.record(inFlight.subtract(1, ordering: .relaxed).newValue)
     }
 
     /// Counts a response by status code.

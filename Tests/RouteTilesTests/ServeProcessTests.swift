@@ -80,8 +80,17 @@ import Testing
         request.body = .stream(chunks, length: .known(Int64(bytes.count)))
         // Half the body goes out, the server starts the request, then SIGTERM arrives before the rest.
         feed.yield(ByteBuffer(bytes: bytes[..<40]))
-        async let response = TestServer.client.execute(request, timeout: .seconds(30))
-        try await Task.sleep(for: .milliseconds(500))
+        async let response = TestServer.client.execute(request, timeout: .seconds(60))
+        // SIGTERM only once the server has started the request: the POST and the metrics request itself in flight.
+        var started = false
+        let deadline = Date().addingTimeInterval(30)
+        while !started, Date() < deadline {
+            let (_, metrics) = try await get(serve.base + "/metrics")
+            started = String(decoding: metrics, as: UTF8.self).split(separator: "\n")
+                .contains { $0.hasPrefix("routetiles_http_requests_in_flight ") && (Double($0.split(separator: " ")[1]) ?? 0) >= 2 }
+            if !started { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(started, "the server never showed the POST in flight")
         kill(serve.process.processIdentifier, SIGTERM)
         try await Task.sleep(for: .milliseconds(300))
         #expect(serve.process.isRunning, "the server quit with a request in flight")
@@ -89,8 +98,8 @@ import Testing
         feed.finish()
         let reply = try await response
         #expect(reply.status == .created)
-        let deadline = Date().addingTimeInterval(20)
-        while serve.process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let exitDeadline = Date().addingTimeInterval(20)
+        while serve.process.isRunning && Date() < exitDeadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(!serve.process.isRunning)
         serve.process.waitUntilExit()
         #expect(serve.process.terminationStatus == 0)
