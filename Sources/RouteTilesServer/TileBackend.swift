@@ -41,7 +41,7 @@ public enum TileBackend: Sendable {
     /// The metadata of the current routes or of the tileset.
     func metadata(name: String) -> TilesetMetadata {
         switch self {
-        case let .live(routes): return TilesetMetadata(name: name, tiler: routes.snapshot.tiler)
+        case let .live(routes): return routes.snapshot.tilers.metadata(name: name)
         case let .tileset(source): return source.metadata
         }
     }

@@ -51,7 +51,7 @@ final class TileService: Sendable {
         let gzip: [UInt8]
         switch backend {
         case let .live(routes):
-            guard let mvt = routes.snapshot.tiler.tile(z: id.z, x: id.x, y: id.y) else { return .empty }
+            guard let mvt = routes.snapshot.tile(z: id.z, x: id.x, y: id.y) else { return .empty }
             gzip = try compressors.compress(mvt)
         case let .tileset(source):
             guard let stored = try source.gzipTile(id), !stored.isEmpty else { return .empty }

@@ -8,15 +8,20 @@ public enum AntimeridianUnwrap {
         var offset = 0.0
         for i in 1..<line.count {
             let raw = line[i].longitude
-            let delta = raw + offset - previous
-            if delta > 180 {
-                offset -= 360 * ((delta + 180) / 360).rounded(.down)
-            } else if delta < -180 {
-                offset += 360 * ((-delta + 180) / 360).rounded(.down)
-            }
+            offset = nextOffset(offset, longitude: raw, after: previous)
             result[i].longitude = raw + offset
             previous = result[i].longitude
         }
         return result
+    }
+
+    /// The whole turns to add to `longitude` (as read) so that it lies within 180° of `previous` (as unwrapped),
+    /// starting from the offset of the position before.
+    @inline(__always)
+    static func nextOffset(_ offset: Double, longitude: Double, after previous: Double) -> Double {
+        let delta = longitude + offset - previous
+        if delta > 180 { return offset - 360 * ((delta + 180) / 360).rounded(.down) }
+        if delta < -180 { return offset + 360 * ((-delta + 180) / 360).rounded(.down) }
+        return offset
     }
 }

@@ -16,17 +16,17 @@ public struct ProjectedRouteSet: Sendable {
         public var lineCount: Int
     }
 
-    public private(set) var xs: [Double] = []
-    public private(set) var ys: [Double] = []
+    public internal(set) var xs: [Double] = []
+    public internal(set) var ys: [Double] = []
     /// Distance along the route from its first position, in metres, per vertex (continuing across its lines).
-    public private(set) var distances: [Double] = []
-    public private(set) var lineStarts: [Int] = [0]
-    public private(set) var lineRoute: [Int32] = []
-    public private(set) var routes: [RouteInfo] = []
+    public internal(set) var distances: [Double] = []
+    public internal(set) var lineStarts: [Int] = [0]
+    public internal(set) var lineRoute: [Int32] = []
+    public internal(set) var routes: [RouteInfo] = []
     /// The map-point bounds of every vertex (x may leave `0..<worldSize` for routes across the antimeridian).
-    public private(set) var bounds: MapRect = .empty
+    public internal(set) var bounds: MapRect = .empty
     /// Bounds in lon/lat: west, south, east, north (west/east are −180/180 when a route crosses the antimeridian).
-    public private(set) var geographicBounds: (west: Double, south: Double, east: Double, north: Double)?
+    public internal(set) var geographicBounds: (west: Double, south: Double, east: Double, north: Double)?
 
     public var lineCount: Int { lineRoute.count }
     public var pointCount: Int { xs.count }
@@ -67,16 +67,19 @@ public struct ProjectedRouteSet: Sendable {
                                     properties: route.properties, lengthMetres: travelled,
                                     firstLine: firstLine, lineCount: lineCount))
         }
-        if !bounds.isEmpty {
-            let clampedSouth = max(south, -WebMercator.maxLatitude), clampedNorth = min(north, WebMercator.maxLatitude)
-            if bounds.minX < 0 || bounds.maxX > WebMercator.worldSize {
-                geographicBounds = (-180, clampedSouth, 180, clampedNorth)
-            } else {
-                let west = WebMercator.unproject(MapPoint(x: bounds.minX, y: 0)).longitude
-                let east = WebMercator.unproject(MapPoint(x: bounds.maxX, y: 0)).longitude
-                geographicBounds = (west, clampedSouth, east, clampedNorth)
-            }
-        }
+        geographicBounds = Self.geographicBounds(of: bounds, south: south, north: north)
+    }
+
+    /// Bounds in lon/lat of map-point `bounds` whose positions reach from latitude `south` to `north`; nil when
+    /// `bounds` is empty.
+    static func geographicBounds(of bounds: MapRect, south: Double,
+                                 north: Double) -> (west: Double, south: Double, east: Double, north: Double)? {
+        guard !bounds.isEmpty else { return nil }
+        let clampedSouth = max(south, -WebMercator.maxLatitude), clampedNorth = min(north, WebMercator.maxLatitude)
+        if bounds.minX < 0 || bounds.maxX > WebMercator.worldSize { return (-180, clampedSouth, 180, clampedNorth) }
+        let west = WebMercator.unproject(MapPoint(x: bounds.minX, y: 0)).longitude
+        let east = WebMercator.unproject(MapPoint(x: bounds.maxX, y: 0)).longitude
+        return (west, clampedSouth, east, clampedNorth)
     }
 
     /// The stable feature id of a route: see `init(routes:)`.

@@ -2,17 +2,24 @@ import Synchronization
 
 /// Routes that change while tiles are being served: added, replaced, removed, or extended point by point.
 ///
-/// Readers take an immutable `Snapshot` (a `RouteTiler` over the routes of one generation), so a tile is always cut
-/// from a whole state, never from a half-applied change. Writers are serialised; each builds the next snapshot
+/// Readers take an immutable `Snapshot` (the routes of one generation, one `RouteTiler` each), so a tile is always
+/// cut from a whole state, never from a half-applied change. Writers are serialised; each builds the next snapshot
 /// aside and swaps it in, and reports the tiles whose content changed: the cover (every zoom, with buffer) of the
 /// old and the new geometry of the routes it touched.
+///
+/// A change rebuilds only the tilers of the routes it touches; the snapshot itself costs the number of routes, not
+/// their points. Appending points to a route extends its tiler in place of rebuilding it
+/// (`RouteTiler.appending`).
 public final class LiveRouteSet: Sendable {
     /// One generation of the routes, ready to cut tiles.
     public struct Snapshot: Sendable {
-        public let tiler: RouteTiler
+        public let tilers: RouteTilerSet
         public let generation: UInt64
         public let routeCount: Int
         public let pointCount: Int
+
+        /// The uncompressed MVT of one tile, or nil when no route has a feature in it.
+        public func tile(z: Int, x: Int, y: Int) -> [UInt8]? { tilers.tile(z: z, x: x, y: y) }
     }
 
     /// What a change did.
@@ -27,7 +34,14 @@ public final class LiveRouteSet: Sendable {
 
     private struct Entry: Sendable {
         var route: Route
+        var tiler: RouteTiler
         var cover: Set<TileID>
+
+        init(route: Route, options: TilingOptions) {
+            self.route = route
+            tiler = RouteTiler(routes: [route], options: options)
+            cover = RouteCover.tiles(of: tiler)
+        }
     }
 
     private struct State: Sendable {
@@ -53,7 +67,7 @@ public final class LiveRouteSet: Sendable {
         for var route in routes {
             let key = Self.assignKey(&route, state: &state)
             if state.entries[key] == nil { state.order.append(key) }
-            state.entries[key] = Entry(route: route, cover: RouteCover.tiles(of: route, options: options))
+            state.entries[key] = Entry(route: route, options: options)
         }
         let snapshot = Self.snapshot(of: state, options: options, generation: 0)
         self.state = Mutex(state)
@@ -84,10 +98,10 @@ public final class LiveRouteSet: Sendable {
             var invalidated = Set<TileID>()
             for var route in routes {
                 let key = Self.assignKey(&route, state: &state)
-                let cover = RouteCover.tiles(of: route, options: options)
+                let entry = Entry(route: route, options: options)
                 if let old = state.entries[key] { invalidated.formUnion(old.cover) } else { state.order.append(key) }
-                invalidated.formUnion(cover)
-                state.entries[key] = Entry(route: route, cover: cover)
+                invalidated.formUnion(entry.cover)
+                state.entries[key] = entry
                 keys.append(key)
             }
             return (keys, invalidated)
@@ -113,6 +127,7 @@ public final class LiveRouteSet: Sendable {
 
     /// Extends the last part of a route with `points`; nil when there is none under `key`. The cover grows by the
     /// tiles the new segments touch; every tile already holding the route changes too, since its `length_m` does.
+    /// The route's tiler is extended, not rebuilt: the work follows the new points (see `RouteTiler.appending`).
     public func append(key: String, points: [Coordinate]) -> Change? {
         write { state -> ([String], Set<TileID>)? in
             guard var entry = state.entries[key], !points.isEmpty else {
@@ -125,6 +140,8 @@ public final class LiveRouteSet: Sendable {
             let added = RouteCover.tiles(of: piece, options: options)
             var invalidated = entry.cover
             invalidated.formUnion(added)
+            guard let tiler = entry.tiler.appending(points, after: joint) else { return nil }
+            entry.tiler = tiler
             entry.route.parts[lastPart].append(contentsOf: points)
             entry.cover.formUnion(added)
             state.entries[key] = entry
@@ -159,9 +176,8 @@ public final class LiveRouteSet: Sendable {
     }
 
     private static func snapshot(of state: State, options: TilingOptions, generation: UInt64) -> Snapshot {
-        let routes = state.order.compactMap { state.entries[$0]?.route }
-        let tiler = RouteTiler(routes: routes, options: options)
-        return Snapshot(tiler: tiler, generation: generation, routeCount: routes.count,
-                        pointCount: routes.reduce(0) { $0 + $1.pointCount })
+        let entries = state.order.compactMap { state.entries[$0] }
+        return Snapshot(tilers: RouteTilerSet(entries.map(\.tiler), options: options), generation: generation,
+                        routeCount: entries.count, pointCount: entries.reduce(0) { $0 + $1.route.pointCount })
     }
 }

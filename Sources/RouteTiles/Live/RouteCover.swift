@@ -5,7 +5,11 @@ import Synchronization
 public enum RouteCover {
     /// The cover of `route` alone, exactly the tiles a build of it would write.
     public static func tiles(of route: Route, options: TilingOptions) -> Set<TileID> {
-        let tiler = RouteTiler(routes: [route], options: options)
+        tiles(of: RouteTiler(routes: [route], options: options))
+    }
+
+    /// The cover of the routes of `tiler`: every tile a build of them would write.
+    public static func tiles(of tiler: RouteTiler) -> Set<TileID> {
         let sink = TileIDCollector()
         // Compression level 1: only the tile ids are kept.
         _ = try? PyramidBuilder(tiler: tiler, threads: 1, compressionLevel: 1).build(into: sink)

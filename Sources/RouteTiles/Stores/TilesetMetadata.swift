@@ -26,33 +26,47 @@ public struct TilesetMetadata: Sendable, Equatable {
 
     /// The metadata of tiles cut by `tiler`.
     public init(name: String, tiler: RouteTiler) {
-        let options = tiler.options
+        self.init(name: name, options: tiler.options, routeSets: [tiler.routes])
+    }
+
+    /// The metadata of tiles cut with `options` from the routes of `routeSets` together.
+    public init(name: String, options: TilingOptions, routeSets: [ProjectedRouteSet]) {
         var fields: [String: String] = ["length_m": "Number"]
         if options.lineMetrics {
             for key in ["start_m", "end_m", "mapbox_clip_start", "mapbox_clip_end"] { fields[key] = "Number" }
         }
-        for route in tiler.routes.routes {
-            for property in route.properties where !RouteTiler.reservedKeys.contains(property.key) {
-                let type = property.value.fieldType
-                if let known = fields[property.key], known != type {
-                    fields[property.key] = "Mixed"
-                } else {
-                    fields[property.key] = type
+        var mapBounds = MapRect.empty
+        var south = Double.infinity, north = -Double.infinity
+        for set in routeSets {
+            for route in set.routes {
+                for property in route.properties where !RouteTiler.reservedKeys.contains(property.key) {
+                    let type = property.value.fieldType
+                    if let known = fields[property.key], known != type {
+                        fields[property.key] = "Mixed"
+                    } else {
+                        fields[property.key] = type
+                    }
                 }
             }
+            mapBounds.formUnion(set.bounds)
+            if let b = set.geographicBounds {
+                south = min(south, b.south)
+                north = max(north, b.north)
+            }
         }
-        let b = tiler.routes.geographicBounds ?? (west: -180, south: -85.05112878, east: 180, north: 85.05112878)
+        let b = ProjectedRouteSet.geographicBounds(of: mapBounds, south: south, north: north)
+            ?? (west: -180, south: -85.05112878, east: 180, north: 85.05112878)
         let bounds = [b.west, b.south, b.east, b.north].map { ($0 * 1e6).rounded() / 1e6 }
         // The zoom at which the routes' extent spans about one tile, within the tileset's zooms.
-        let span = max(tiler.routes.bounds.maxX - tiler.routes.bounds.minX, tiler.routes.bounds.maxY - tiler.routes.bounds.minY)
+        let span = max(mapBounds.maxX - mapBounds.minX, mapBounds.maxY - mapBounds.minY)
         let fit = span > 0 ? Int(log2(WebMercator.worldSize / span).rounded(.down)) : options.maxZoom
         let zoom = min(max(fit, options.minZoom), options.maxZoom)
         let centre: [Double]
-        if tiler.routes.bounds.isEmpty {
+        if mapBounds.isEmpty {
             centre = [0, 0, Double(zoom)]
         } else {
-            let mid = WebMercator.unproject(MapPoint(x: (tiler.routes.bounds.minX + tiler.routes.bounds.maxX) / 2,
-                                                     y: (tiler.routes.bounds.minY + tiler.routes.bounds.maxY) / 2))
+            let mid = WebMercator.unproject(MapPoint(x: (mapBounds.minX + mapBounds.maxX) / 2,
+                                                     y: (mapBounds.minY + mapBounds.maxY) / 2))
             var lon = mid.longitude.truncatingRemainder(dividingBy: 360)
             if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
             centre = [(lon * 1e6).rounded() / 1e6, (mid.latitude * 1e6).rounded() / 1e6, Double(zoom)]

@@ -17,18 +17,39 @@ public final class RouteTiler: Sendable {
     public init(projected: ProjectedRouteSet, options: TilingOptions) {
         self.options = options
         self.routes = projected
-        // The smallest tolerance any simplified zoom asks for; detail below it is never needed.
-        let deepest = options.simplifyAtMaxZoom ? options.maxZoom : max(options.maxZoom - 1, 0)
-        let floor = options.squaredTolerance(zoom: deepest)
-        importance = VertexImportance.compute(projected, floor: max(floor, 0))
+        importance = VertexImportance.compute(projected, floor: Self.importanceFloor(options))
         rootSpans = Self.rootSpans(projected, options: options)
         index = SegmentIndex(spans: rootSpans, set: projected)
-        featureProperties = projected.routes.map { info in
-            var properties = info.properties.filter { !Self.reservedKeys.contains($0.key) }
-            properties.append(Property("length_m", TileCutter.metres(info.lengthMetres)))
-            return properties
-        }
+        featureProperties = projected.routes.map(Self.featureProperties)
     }
+
+    /// A tiler from parts already computed (see `appending`).
+    init(options: TilingOptions, routes: ProjectedRouteSet, importance: [Double], rootSpans: [SegmentSpan],
+         index: SegmentIndex, featureProperties: [[Property]]) {
+        self.options = options
+        self.routes = routes
+        self.importance = importance
+        self.rootSpans = rootSpans
+        self.index = index
+        self.featureProperties = featureProperties
+    }
+
+    /// The smallest squared tolerance any simplified zoom asks for; detail below it is never needed.
+    static func importanceFloor(_ options: TilingOptions) -> Double {
+        let deepest = options.simplifyAtMaxZoom ? options.maxZoom : max(options.maxZoom - 1, 0)
+        return max(options.squaredTolerance(zoom: deepest), 0)
+    }
+
+    /// A route's properties as its features carry them: its own, less the reserved keys, then `length_m`.
+    static func featureProperties(_ info: ProjectedRouteSet.RouteInfo) -> [Property] {
+        var properties = info.properties.filter { !reservedKeys.contains($0.key) }
+        properties.append(Property("length_m", TileCutter.metres(info.lengthMetres)))
+        return properties
+    }
+
+    /// The union of the boxes of every segment, in every world copy it is drawn in: no tile outside it holds
+    /// anything.
+    public var extent: MapRect { index.bounds }
 
     /// Keys RouteTiles writes itself; a route property of the same name gives way.
     public static let reservedKeys: Set<String> = ["length_m", "start_m", "end_m", "mapbox_clip_start", "mapbox_clip_end"]
@@ -46,14 +67,21 @@ public final class RouteTiler: Sendable {
                 minX = min(minX, set.xs[v])
                 maxX = max(maxX, set.xs[v])
             }
-            for shift in [Int32(-1), 0, 1] {
-                let dx = Double(shift) * WebMercator.worldSize
-                guard minX + dx <= root.maxX, maxX + dx >= root.minX else { continue }
+            for shift in worldCopies(minX: minX, maxX: maxX, root: root) {
                 let whole = [SegmentSpan(line: Int32(line), shift: shift, first: Int32(first), end: Int32(last))]
                 SpanFilter.select(whole, meeting: root, in: set, into: &all)
             }
         }
         return all.spans
+    }
+
+    /// The world copies (−1: one world to the west, 0, 1: one to the east) in which points from `minX` to `maxX`
+    /// meet the buffered root tile.
+    static func worldCopies(minX: Double, maxX: Double, root: MapRect) -> [Int32] {
+        [Int32(-1), 0, 1].filter { shift in
+            let dx = Double(shift) * WebMercator.worldSize
+            return minX + dx <= root.maxX && maxX + dx >= root.minX
+        }
     }
 
     /// The spans of one tile, found through the index.

@@ -1,110 +1,65 @@
-/// A packed Hilbert R-tree over runs of up to `runLength` segments: answers "which segments may touch this
-/// rectangle" in logarithmic time plus the size of the answer, whatever the size of the whole route set.
+/// The on-demand tiler's index: runs of up to `runLength` consecutive segments, each with its bounding box, in a
+/// packed Hilbert R-tree (`PackedBoxTree`). Answers "which segments may touch this rectangle" in logarithmic time
+/// plus the size of the answer, whatever the size of the whole route set.
 ///
-/// Built once, read-only afterwards (safe to share between threads). Leaves are the runs in route order; the
-/// tree orders them along a Hilbert curve so that each node covers a compact area.
+/// Built once, read-only afterwards (safe to share between threads).
 struct SegmentIndex: Sendable {
     static let runLength = 32
-    static let nodeSize = 16
 
     /// The runs, in route, line, shift and segment order.
     let runs: [SegmentSpan]
-    /// Node boxes, leaves first (in Hilbert order), then each level above; the root is last.
-    private let boxes: [MapRect]
-    /// For a leaf slot, the index of its run; for an inner node, the slot of its first child.
-    private let pointers: [Int32]
-    /// Where each level starts in `boxes`, leaves at 0, plus the total count at the end.
-    private let levelStarts: [Int]
+    /// The box of each run, shifted by its world copy.
+    let runBoxes: [MapRect]
+    private let tree: PackedBoxTree
 
     init(spans: [SegmentSpan], set: ProjectedRouteSet) {
+        self.init(spans: spans, set: set, reusing: nil)
+    }
+
+    /// Indexes `spans`. Runs of `old` that lie before vertex `old.validBefore` of their line and appear unchanged
+    /// in the new runs keep their boxes, so that extending a line costs only its new runs' points (plus the tree).
+    init(spans: [SegmentSpan], set: ProjectedRouteSet, reusing old: (index: SegmentIndex, validBefore: Int32)?) {
         var runs: [SegmentSpan] = []
         var runBoxes: [MapRect] = []
+        var oldCursor = 0
         for span in spans {
             var first = span.first
             while first < span.end {
                 let end = min(span.end, first + Int32(Self.runLength))
-                var box = MapRect.empty
-                for v in Int(first)...Int(end) { box.formUnion(set.point(v)) }
-                runs.append(SegmentSpan(line: span.line, shift: span.shift, first: first, end: end))
-                runBoxes.append(box.offsetBy(dx: Double(span.shift) * WebMercator.worldSize))
+                let run = SegmentSpan(line: span.line, shift: span.shift, first: first, end: end)
+                runs.append(run)
+                if let reused = old.flatMap({ Self.box(of: run, in: $0.index, before: $0.validBefore, cursor: &oldCursor) }) {
+                    runBoxes.append(reused)
+                } else {
+                    var box = MapRect.empty
+                    for v in Int(first)...Int(end) { box.formUnion(set.point(v)) }
+                    runBoxes.append(box.offsetBy(dx: Double(span.shift) * WebMercator.worldSize))
+                }
                 first = end
             }
         }
         self.runs = runs
-
-        // Leaves in Hilbert order of their centres.
-        var total = MapRect.empty
-        for b in runBoxes { total.formUnion(b) }
-        let width = max(total.maxX - total.minX, 1), height = max(total.maxY - total.minY, 1)
-        let keys: [UInt64] = runBoxes.map { b in
-            let cx = ((b.minX + b.maxX) / 2 - total.minX) / width * 65535
-            let cy = ((b.minY + b.maxY) / 2 - total.minY) / height * 65535
-            return Self.hilbert(UInt32(max(0, min(65535, cx))), UInt32(max(0, min(65535, cy))))
-        }
-        let order = runBoxes.indices.sorted { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }
-        var boxes = order.map { runBoxes[$0] }
-        var pointers = order.map { Int32($0) }
-        var levelStarts = [0]
-        var levelStart = 0, levelCount = boxes.count
-        while levelCount > 1 {
-            let nextStart = boxes.count
-            var child = levelStart
-            while child < levelStart + levelCount {
-                let stop = min(child + Self.nodeSize, levelStart + levelCount)
-                var box = MapRect.empty
-                for c in child..<stop { box.formUnion(boxes[c]) }
-                boxes.append(box)
-                pointers.append(Int32(child))
-                child = stop
-            }
-            levelStarts.append(nextStart)
-            levelStart = nextStart
-            levelCount = boxes.count - nextStart
-        }
-        levelStarts.append(boxes.count)
-        self.boxes = boxes
-        self.pointers = pointers
-        self.levelStarts = levelStarts
+        self.runBoxes = runBoxes
+        tree = PackedBoxTree(runBoxes)
     }
+
+    /// The box `old` has for `run`, when it holds the same run and the run ends before `validBefore`. Runs come in
+    /// the same order in both, so a cursor that only moves forward finds them.
+    private static func box(of run: SegmentSpan, in old: SegmentIndex, before validBefore: Int32,
+                            cursor: inout Int) -> MapRect? {
+        guard run.end < validBefore else { return nil }
+        while cursor < old.runs.count, Self.precedes(old.runs[cursor], run) { cursor += 1 }
+        guard cursor < old.runs.count, old.runs[cursor] == run else { return nil }
+        return old.runBoxes[cursor]
+    }
+
+    private static func precedes(_ a: SegmentSpan, _ b: SegmentSpan) -> Bool {
+        (a.line, a.shift, a.first) < (b.line, b.shift, b.first)
+    }
+
+    /// The union of every run's box.
+    var bounds: MapRect { tree.bounds }
 
     /// The indexes of the runs whose box meets `query`, in ascending order (so in route order).
-    func runs(meeting query: MapRect) -> [Int] {
-        guard !boxes.isEmpty else { return [] }
-        var found: [Int] = []
-        let levels = levelStarts.count - 1
-        // (slot, level) pairs still to visit; start at the root.
-        var stack: [(Int, Int)] = [(boxes.count - 1, levels - 1)]
-        while let (slot, level) = stack.popLast() {
-            guard boxes[slot].intersects(query) else { continue }
-            if level == 0 {
-                found.append(Int(pointers[slot]))
-                continue
-            }
-            let first = Int(pointers[slot])
-            let stop = min(first + Self.nodeSize, levelStarts[level])
-            for child in first..<stop { stack.append((child, level - 1)) }
-        }
-        found.sort()
-        return found
-    }
-
-    /// The position of (x, y) along a Hilbert curve over a 2^16 × 2^16 grid.
-    static func hilbert(_ px: UInt32, _ py: UInt32) -> UInt64 {
-        var x = px, y = py, d: UInt64 = 0
-        var s: UInt32 = 1 << 15
-        while s > 0 {
-            let rx: UInt32 = (x & s) > 0 ? 1 : 0
-            let ry: UInt32 = (y & s) > 0 ? 1 : 0
-            d += UInt64(s) * UInt64(s) * UInt64((3 * rx) ^ ry)
-            if ry == 0 {
-                if rx == 1 {
-                    x = s &- 1 &- x
-                    y = s &- 1 &- y
-                }
-                swap(&x, &y)
-            }
-            s >>= 1
-        }
-        return d
-    }
+    func runs(meeting query: MapRect) -> [Int] { tree.search(query) }
 }

@@ -3,20 +3,47 @@
 ///
 /// A vertex's importance is its squared distance from the chord it split, capped by the importance of the vertex
 /// whose split made that chord. With the cap, the vertices kept at tolerance t are exactly those Douglas–Peucker
-/// keeps at t. Line ends get +∞. Recursion stops below `floor` (the smallest tolerance any zoom will ask for), so
-/// detail finer than the deepest simplified zoom costs nothing; such vertices get importance 0.
+/// keeps at t. Recursion stops below `floor` (the smallest tolerance any zoom will ask for), so detail finer than
+/// the deepest simplified zoom costs nothing; such vertices get importance 0.
+///
+/// Lines are simplified in blocks of `blockLength` vertices: every `blockLength`-th vertex of a line, and its two
+/// ends, get +∞ (always kept), and Douglas–Peucker runs within each block. A vertex's importance therefore depends
+/// only on its own block, so a line extended at its end (a live track) recomputes its last block and the new ones,
+/// never the whole line. The cost is one kept vertex per 4,096 points at every zoom.
 enum VertexImportance {
+    static let blockLength = 4096
+
     static func compute(_ set: ProjectedRouteSet, floor: Double) -> [Double] {
         var importance = [Double](repeating: 0, count: set.pointCount)
         var stack: [(first: Int, last: Int, cap: Double)] = []
+        for line in 0..<set.lineCount {
+            update(&importance, set: set, line: line, from: set.lineStarts[line], floor: floor, stack: &stack)
+        }
+        return importance
+    }
+
+    /// Recomputes the importance of `line` from the block holding vertex `vertex` to the line's end, after points
+    /// were added to the line (and to `importance`, with any value).
+    static func update(_ importance: inout [Double], set: ProjectedRouteSet, line: Int, from vertex: Int,
+                       floor: Double) {
+        var stack: [(first: Int, last: Int, cap: Double)] = []
+        update(&importance, set: set, line: line, from: vertex, floor: floor, stack: &stack)
+    }
+
+    private static func update(_ importance: inout [Double], set: ProjectedRouteSet, line: Int, from vertex: Int,
+                               floor: Double, stack: inout [(first: Int, last: Int, cap: Double)]) {
+        let first = set.lineStarts[line], last = set.lineStarts[line + 1] - 1
+        guard last > first else { return }
+        var blockStart = first + (vertex - first) / blockLength * blockLength
         set.xs.withUnsafeBufferPointer { xs in
             set.ys.withUnsafeBufferPointer { ys in
                 importance.withUnsafeMutableBufferPointer { out in
-                    for line in 0..<set.lineCount {
-                        let first = set.lineStarts[line], last = set.lineStarts[line + 1] - 1
-                        out[first] = .infinity
-                        out[last] = .infinity
-                        stack.append((first, last, .infinity))
+                    while blockStart < last {
+                        let blockEnd = min(blockStart + blockLength, last)
+                        out[blockStart] = .infinity
+                        out[blockEnd] = .infinity
+                        for i in (blockStart + 1)..<blockEnd { out[i] = 0 }
+                        stack.append((blockStart, blockEnd, .infinity))
                         while let (a, b, cap) = stack.popLast() {
                             guard b - a > 1 else { continue }
                             var best = -1.0, index = a
@@ -31,11 +58,11 @@ enum VertexImportance {
                             stack.append((a, index, value))
                             stack.append((index, b, value))
                         }
+                        blockStart = blockEnd
                     }
                 }
             }
         }
-        return importance
     }
 
     /// Squared distance from (px, py) to the segment (ax, ay)–(bx, by).

@@ -1,0 +1,39 @@
+extension ProjectedRouteSet {
+    /// The set with `points` added to the end of its last line, as if that line had held them from the start:
+    /// the same unwrapping across ±180°, map points, distances and bounds as `init(routes:)` gives the longer line.
+    /// `previous` is the line's last position as it was read (before unwrapping). Nil when the set has no line.
+    ///
+    /// Costs the new points plus one copy of the arrays (the old set stays valid for its readers).
+    func appending(_ points: [Coordinate], after previous: Coordinate) -> ProjectedRouteSet? {
+        guard let lastVertex = xs.indices.last, lineCount > 0, var info = routes.last else { return nil }
+        var set = self
+        let line = lineCount - 1
+        // The unwrapping offset of the last vertex is a whole number of turns: recover it exactly.
+        let unwrappedLongitude = xs[lastVertex] / WebMercator.worldSize * 360 - 180
+        var offset = ((unwrappedLongitude - previous.longitude) / 360).rounded() * 360
+        var last = Coordinate(longitude: previous.longitude + offset, latitude: previous.latitude)
+        var travelled = distances[lastVertex]
+        var south = geographicBounds?.south ?? .infinity, north = geographicBounds?.north ?? -.infinity
+        set.xs.reserveCapacity(xs.count + points.count)
+        set.ys.reserveCapacity(xs.count + points.count)
+        set.distances.reserveCapacity(xs.count + points.count)
+        for point in points {
+            offset = AntimeridianUnwrap.nextOffset(offset, longitude: point.longitude, after: last.longitude)
+            let c = Coordinate(longitude: point.longitude + offset, latitude: point.latitude)
+            travelled += GeodesicDistance.metres(last, c)
+            last = c
+            let p = WebMercator.project(c)
+            set.xs.append(p.x)
+            set.ys.append(p.y)
+            set.distances.append(travelled)
+            set.bounds.formUnion(p)
+            south = min(south, c.latitude)
+            north = max(north, c.latitude)
+        }
+        set.lineStarts[line + 1] = set.xs.count
+        info.lengthMetres = travelled
+        set.routes[set.routes.count - 1] = info
+        set.geographicBounds = Self.geographicBounds(of: set.bounds, south: south, north: north)
+        return set
+    }
+}

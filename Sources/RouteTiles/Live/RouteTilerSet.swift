@@ -1,0 +1,44 @@
+/// Tilers of one route each, answering tiles together: the same bytes as one `RouteTiler` over all their routes
+/// in the same order, but a change to one route rebuilds only that route's tiler.
+///
+/// A packed R-tree over the tilers' extents finds the routes a tile may hold, so a tile's cost still follows what
+/// lies in it; building the set costs the number of routes, not their points.
+public struct RouteTilerSet: Sendable {
+    public let options: TilingOptions
+    public let tilers: [RouteTiler]
+    private let tree: PackedBoxTree
+
+    public init(_ tilers: [RouteTiler], options: TilingOptions) {
+        self.options = options
+        self.tilers = tilers
+        tree = PackedBoxTree(tilers.map(\.extent))
+    }
+
+    public var routeCount: Int { tilers.reduce(0) { $0 + $1.routes.routes.count } }
+    public var pointCount: Int { tilers.reduce(0) { $0 + $1.routes.pointCount } }
+
+    /// The uncompressed MVT of one tile, or nil when no route has a feature in it.
+    public func tile(z: Int, x: Int, y: Int) -> [UInt8]? {
+        let id = TileID(z: z, x: x, y: y)
+        guard id.isValid else { return nil }
+        let box = WebMercator.bounds(of: id, extent: options.extent, buffer: options.buffer)
+        var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
+        var added = 0
+        for i in tree.search(box) {
+            let tiler = tilers[i]
+            let spans = tiler.spans(for: id)
+            guard !spans.isEmpty else { continue }
+            var cutter = tiler.makeCutter()
+            added += cutter.cut(id, spans: spans, into: &layer)
+        }
+        guard added > 0 else { return nil }
+        var tile = VectorTileBuilder()
+        tile.addLayer(layer)
+        return tile.encode()
+    }
+
+    /// The metadata of the tiles of all the routes.
+    public func metadata(name: String) -> TilesetMetadata {
+        TilesetMetadata(name: name, options: options, routeSets: tilers.map(\.routes))
+    }
+}

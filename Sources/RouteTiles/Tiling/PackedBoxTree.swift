@@ -1,0 +1,94 @@
+/// A packed Hilbert R-tree over a fixed list of boxes: answers "which boxes meet this rectangle" in logarithmic
+/// time plus the size of the answer.
+///
+/// Built once, read-only afterwards (safe to share between threads). The leaves are the boxes sorted along a
+/// Hilbert curve of their centres, so that each node covers a compact area; `nodeSize` children per node.
+struct PackedBoxTree: Sendable {
+    static let nodeSize = 16
+
+    /// Node boxes, leaves first (in Hilbert order), then each level above; the root is last.
+    private let boxes: [MapRect]
+    /// For a leaf slot, the index of its box in the input; for an inner node, the slot of its first child.
+    private let pointers: [Int32]
+    /// Where each level starts in `boxes`, leaves at 0, plus the total count at the end.
+    private let levelStarts: [Int]
+
+    init(_ input: [MapRect]) {
+        var total = MapRect.empty
+        for b in input { total.formUnion(b) }
+        let width = max(total.maxX - total.minX, 1), height = max(total.maxY - total.minY, 1)
+        let keys: [UInt64] = input.map { b in
+            let cx = ((b.minX + b.maxX) / 2 - total.minX) / width * 65535
+            let cy = ((b.minY + b.maxY) / 2 - total.minY) / height * 65535
+            return Self.hilbert(UInt32(max(0, min(65535, cx))), UInt32(max(0, min(65535, cy))))
+        }
+        let order = input.indices.sorted { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }
+        var boxes = order.map { input[$0] }
+        var pointers = order.map { Int32($0) }
+        var levelStarts = [0]
+        var levelStart = 0, levelCount = boxes.count
+        while levelCount > 1 {
+            let nextStart = boxes.count
+            var child = levelStart
+            while child < levelStart + levelCount {
+                let stop = min(child + Self.nodeSize, levelStart + levelCount)
+                var box = MapRect.empty
+                for c in child..<stop { box.formUnion(boxes[c]) }
+                boxes.append(box)
+                pointers.append(Int32(child))
+                child = stop
+            }
+            levelStarts.append(nextStart)
+            levelStart = nextStart
+            levelCount = boxes.count - nextStart
+        }
+        levelStarts.append(boxes.count)
+        self.boxes = boxes
+        self.pointers = pointers
+        self.levelStarts = levelStarts
+    }
+
+    /// The union of all boxes (empty when there are none).
+    var bounds: MapRect { boxes.last ?? .empty }
+
+    /// The input indexes of the boxes that meet `query`, in ascending order.
+    func search(_ query: MapRect) -> [Int] {
+        guard !boxes.isEmpty else { return [] }
+        var found: [Int] = []
+        let levels = levelStarts.count - 1
+        // (slot, level) pairs still to visit; start at the root.
+        var stack: [(Int, Int)] = [(boxes.count - 1, levels - 1)]
+        while let (slot, level) = stack.popLast() {
+            guard boxes[slot].intersects(query) else { continue }
+            if level == 0 {
+                found.append(Int(pointers[slot]))
+                continue
+            }
+            let first = Int(pointers[slot])
+            let stop = min(first + Self.nodeSize, levelStarts[level])
+            for child in first..<stop { stack.append((child, level - 1)) }
+        }
+        found.sort()
+        return found
+    }
+
+    /// The position of (x, y) along a Hilbert curve over a 2^16 × 2^16 grid.
+    static func hilbert(_ px: UInt32, _ py: UInt32) -> UInt64 {
+        var x = px, y = py, d: UInt64 = 0
+        var s: UInt32 = 1 << 15
+        while s > 0 {
+            let rx: UInt32 = (x & s) > 0 ? 1 : 0
+            let ry: UInt32 = (y & s) > 0 ? 1 : 0
+            d += UInt64(s) * UInt64(s) * UInt64((3 * rx) ^ ry)
+            if ry == 0 {
+                if rx == 1 {
+                    x = s &- 1 &- x
+                    y = s &- 1 &- y
+                }
+                swap(&x, &y)
+            }
+            s >>= 1
+        }
+        return d
+    }
+}

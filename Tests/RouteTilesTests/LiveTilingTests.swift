@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+@testable import RouteTiles
+
+/// The live-route engine: per-route tilers answering tiles together, and tilers extended point by point, must give
+/// the bytes of an engine built from scratch over the same routes.
+@Suite struct LiveTilingTests {
+    /// Wraps longitudes into ±180°, as APIs write them (a track that crosses the antimeridian then jumps by 360°).
+    static func wrapped(_ line: [Coordinate]) -> [Coordinate] {
+        line.map { c in
+            var lon = c.longitude.truncatingRemainder(dividingBy: 360)
+            if lon >= 180 { lon -= 360 } else if lon < -180 { lon += 360 }
+            return Coordinate(longitude: lon, latitude: c.latitude)
+        }
+    }
+
+    /// A route of one to three parts; the last one starts near `lon`.
+    static func route(id: UInt64, lon: Double, lat: Double, lastPart: Int, step: Double,
+                      using rng: inout SeededGenerator) -> Route {
+        var parts: [[Coordinate]] = []
+        for _ in 0..<Int.random(in: 0...2, using: &rng) {
+            parts.append(Sample.track(count: Int.random(in: 2...60, using: &rng), lon: lon - 0.5, lat: lat - 0.3,
+                                      step: step, using: &rng))
+        }
+        parts.append(Sample.track(count: lastPart, lon: lon, lat: lat, step: step, using: &rng))
+        return Route(id: .number(id), properties: [Property("name", .string("route \(id)"))], parts: parts)
+    }
+
+    /// Every tile the routes touch at the zooms of `options`.
+    static func cover(_ routes: [Route], _ options: TilingOptions) -> [TileID] {
+        var tiles = Set<TileID>()
+        for route in routes { tiles.formUnion(RouteCover.tiles(of: route, options: options)) }
+        return tiles.sorted()
+    }
+
+    @Test(arguments: 1...12)
+    func appendingToATilerEqualsRebuildingIt(seed: UInt64) throws {
+        var rng = SeededGenerator(seed: seed)
+        var options = Sample.options(maxZoom: 11)
+        options.lineMetrics = seed % 3 == 0
+        // Some routes cross the antimeridian (wrapped or not); some cross a simplification block boundary.
+        let nearAntimeridian = seed % 4 == 1
+        let lon = nearAntimeridian ? 179.97 : Double.random(in: -120...120, using: &rng)
+        let step = nearAntimeridian ? 0.004 : 0.0008
+        let start = seed % 2 == 0 ? VertexImportance.blockLength - Int.random(in: 2...40, using: &rng)
+                                  : Int.random(in: 2...300, using: &rng)
+        var route = Self.route(id: seed, lon: lon, lat: 40, lastPart: start, step: step, using: &rng)
+        if seed % 8 == 1 { route.parts = route.parts.map(Self.wrapped) }
+        var tiler = RouteTiler(routes: [route], options: options)
+
+        for _ in 0..<4 {
+            let last = try #require(route.parts.last?.last)
+            var more = Sample.track(count: Int.random(in: 1...80, using: &rng) + 1, lon: last.longitude,
+                                    lat: last.latitude, step: step, using: &rng)
+            more.removeFirst()
+            if seed % 8 == 1 { more = Self.wrapped(more) }
+            tiler = try #require(tiler.appending(more, after: last))
+            route.parts[route.parts.count - 1].append(contentsOf: more)
+            let fresh = RouteTiler(routes: [route], options: options)
+
+            #expect(tiler.routes.xs == fresh.routes.xs)
+            #expect(tiler.routes.ys == fresh.routes.ys)
+            #expect(tiler.routes.distances == fresh.routes.distances)
+            #expect(tiler.routes.lineStarts == fresh.routes.lineStarts)
+            #expect(tiler.routes.bounds == fresh.routes.bounds)
+            #expect(tiler.routes.routes.last?.lengthMetres == fresh.routes.routes.last?.lengthMetres)
+            #expect(tiler.importance.elementsEqual(fresh.importance) { $0 == $1 || ($0.isNaN && $1.isNaN) })
+            #expect(tiler.rootSpans == fresh.rootSpans)
+            #expect(tiler.index.runs == fresh.index.runs)
+            #expect(tiler.index.runBoxes == fresh.index.runBoxes)
+        }
+        // And so the tiles are the same bytes.
+        let fresh = RouteTiler(routes: [route], options: options)
+        let tiles = Self.cover([route], options)
+        #expect(!tiles.isEmpty)
+        for t in tiles {
+            #expect(tiler.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
+        }
+        if nearAntimeridian {
+            // Drawn on both sides of the map at z ≥ 1.
+            #expect(tiles.contains { $0.z == 3 && $0.x == 0 } && tiles.contains { $0.z == 3 && $0.x == 7 })
+        }
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func perRouteTilersGiveTheTilesOfOneTilerOverAllRoutes(seed: UInt64) {
+        var rng = SeededGenerator(seed: 100 + seed)
+        let options = Sample.options(maxZoom: 10)
+        var routes: [Route] = []
+        for i in 0..<Int.random(in: 5...25, using: &rng) {
+            // Clustered so that tiles hold several routes, with shared and differing property keys.
+            var route = Self.route(id: UInt64(i * 7), lon: 2.3 + Double.random(in: 0...0.2, using: &rng), lat: 48.85,
+                                   lastPart: Int.random(in: 2...200, using: &rng), step: 0.001, using: &rng)
+            if i % 3 == 0 { route.id = .string("bus-\(i)") }
+            if i % 2 == 0 { route.properties.append(Property("color", .string("#ff00\(i % 10)0"))) }
+            routes.append(route)
+        }
+        let set = RouteTilerSet(routes.map { RouteTiler(routes: [$0], options: options) }, options: options)
+        let whole = RouteTiler(routes: routes, options: options)
+        let tiles = Self.cover(routes, options)
+        #expect(tiles.count > 10)
+        var most = 0
+        for t in tiles {
+            let bytes = set.tile(z: t.z, x: t.x, y: t.y)
+            #expect(bytes == whole.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
+            if let bytes, let decoded = try? VectorTileDecoder.decode(bytes) {
+                most = max(most, decoded.layers.first?.features.count ?? 0)
+            }
+        }
+        // Tiles hold several routes, so features from several tilers meet in one layer.
+        #expect(most >= 3)
+        // A tile far away holds nothing.
+        #expect(set.tile(z: 10, x: 10, y: 10) == nil)
+        #expect(set.metadata(name: "m") == TilesetMetadata(name: "m", tiler: whole))
+    }
+
+    @Test func blockBoundariesAndLineEndsAreAlwaysKept() {
+        // A straight line: Douglas–Peucker keeps only its ends, and the blocks add their boundaries.
+        let count = 2 * VertexImportance.blockLength + 100
+        let line = (0..<count).map { Coordinate(longitude: 10 + Double($0) * 1e-4, latitude: 5) }
+        let tiler = RouteTiler(routes: [Route(parts: [line])], options: Sample.options(maxZoom: 14))
+        let kept = tiler.importance.indices.filter { tiler.importance[$0] == .infinity }
+        #expect(kept == [0, VertexImportance.blockLength, 2 * VertexImportance.blockLength, count - 1])
+        #expect(tiler.importance.filter { $0 > 0 && $0 != .infinity }.isEmpty)
+    }
+
+    @Test func liveAppendsGiveTheTilesOfAFreshEngine() throws {
+        var rng = SeededGenerator(seed: 77)
+        let options = Sample.options(maxZoom: 12)
+        var routes = (0..<4).map { i in
+            Self.route(id: UInt64(i), lon: 13.4 + Double(i) * 0.01, lat: 52.5, lastPart: 50 + i * 30, step: 0.0007,
+                       using: &rng)
+        }
+        let live = LiveRouteSet(routes: routes, options: options)
+        for step in 0..<6 {
+            let which = step % routes.count
+            let last = try #require(routes[which].parts.last?.last)
+            var more = Sample.track(count: 12, lon: last.longitude, lat: last.latitude, step: 0.0007, using: &rng)
+            more.removeFirst()
+            let change = try #require(live.append(key: String(which), points: more))
+            routes[which].parts[routes[which].parts.count - 1].append(contentsOf: more)
+            #expect(change.keys == [String(which)])
+            let fresh = RouteTiler(routes: routes, options: options)
+            for t in Self.cover(routes, options) {
+                #expect(live.snapshot.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
+            }
+            #expect(live.snapshot.pointCount == routes.reduce(0) { $0 + $1.pointCount })
+        }
+    }
+}
