@@ -105,25 +105,4 @@ echo "cold: p50=$(echo "$out" | awk '$1 == "50%" {print $2}') p99=$(echo "$out" 
 kill -TERM $pid; wait $pid || true
 
 echo "== live routes: append 10 points to a 100,000-point route =="
-python3 - "$work" <<'PY'
-import json, math, sys
-work = sys.argv[1]
-pts, lon, lat, h = [], 13.4, 52.5, 0.0
-for i in range(100_000):
-    pts.append([round(lon, 7), round(lat, 7)])
-    h += math.sin(i * 0.37) * 0.5
-    lon += math.cos(h) * 0.0001; lat += math.sin(h) * 0.00007
-feature = {"type": "Feature", "id": "long", "properties": {"name": "long track"}, "geometry": {"type": "LineString", "coordinates": pts}}
-open(f"{work}/long.geojson", "w").write(json.dumps(feature))
-extra = [[round(lon + 0.0001 * k, 7), round(lat, 7)] for k in range(1, 11)]
-open(f"{work}/extra.json", "w").write(json.dumps(extra))
-PY
-$bin serve "$work/long.geojson" --port $serve_port --log-level warning --write-token bench-token-1 2>/dev/null &
-pid=$!
-wait_for "http://127.0.0.1:$serve_port/health"
-time_of() { curl -s -o /dev/null -w '%{time_total}\n' -H 'Authorization: Bearer bench-token-1' -H 'Content-Type: application/geo+json' "$@"; }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-append=$(for _ in 1 2 3 4 5 6 7; do time_of -X POST --data-binary @"$work/extra.json" "http://127.0.0.1:$serve_port/routes/long/points"; done | median)
-replace=$(for _ in 1 2 3 4 5 6 7; do time_of -X PUT --data-binary @"$work/long.geojson" "http://127.0.0.1:$serve_port/routes/long"; done | median)
-echo "append 10 points: ${append}s; send the route again (PUT): ${replace}s (median of 7)"
-kill -TERM $pid; wait $pid || true
+Benchmarks/scripts/live_append.sh "$points" "$work"
