@@ -130,21 +130,19 @@ public final class LiveRouteSet: Sendable {
     /// The route's tiler is extended, not rebuilt: the work follows the new points (see `RouteTiler.appending`).
     public func append(key: String, points: [Coordinate]) -> Change? {
         write { state -> ([String], Set<TileID>)? in
-            guard var entry = state.entries[key], !points.isEmpty else {
-                return state.entries[key] == nil ? nil : ([key], [])
-            }
+            // Out of the table while it changes, so that its arrays are extended in place, not copied.
+            guard var entry = state.entries.removeValue(forKey: key) else { return nil }
+            defer { state.entries[key] = entry }
             let lastPart = entry.route.parts.count - 1
-            guard lastPart >= 0, let joint = entry.route.parts[lastPart].last else { return nil }
+            guard !points.isEmpty, lastPart >= 0, let joint = entry.route.parts[lastPart].last,
+                  let tiler = entry.tiler.appending(points, after: joint) else { return ([key], []) }
             var piece = entry.route
             piece.parts = [[joint] + points]
             let added = RouteCover.tiles(of: piece, options: options)
-            var invalidated = entry.cover
-            invalidated.formUnion(added)
-            guard let tiler = entry.tiler.appending(points, after: joint) else { return nil }
+            let invalidated = entry.cover.union(added)
             entry.tiler = tiler
             entry.route.parts[lastPart].append(contentsOf: points)
             entry.cover.formUnion(added)
-            state.entries[key] = entry
             return ([key], invalidated)
         }
     }
