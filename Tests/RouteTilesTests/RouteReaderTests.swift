@@ -3,10 +3,14 @@ import Testing
 @testable import RouteTiles
 
 @Suite struct RouteReaderTests {
+    /// Removed with the suite instance, after each test.
+    let scratch: TemporaryFolder
+
+    init() throws { scratch = try TemporaryFolder() }
+
     /// Writes `contents` to a fresh temporary file named `name` and returns its path.
     func temporaryFile(_ name: String, _ contents: String) throws -> String {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("routetiles-input-\(UUID().uuidString)")
+        let directory = scratch.url.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent(name)
         try Data(contents.utf8).write(to: url)
