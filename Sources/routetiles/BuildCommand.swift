@@ -16,8 +16,11 @@ struct BuildCommand: ParsableCommand {
     @Argument(help: "Route files to read.", completion: .file())
     var inputs: [String]
 
-    @Option(name: .shortAndLong, help: "Output folder. Default: Tiles/build/<name of the first input>.")
+    @Option(name: .shortAndLong, help: "Output: X.mbtiles, X.pmtiles or a folder. Default: Tiles/build/<name of the first input>.")
     var output: String?
+
+    @Option(help: "Kind of output, instead of telling it from the output's name (directory, mbtiles, pmtiles).")
+    var store: String?
 
     @Flag(help: "Replace the output if it exists.")
     var force = false
@@ -97,6 +100,10 @@ struct BuildCommand: ParsableCommand {
             throw ValidationError("unknown --format '\(format)'; known: "
                 + InputFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
+        if let store, TileStoreFormat(rawValue: store.lowercased()) == nil {
+            throw ValidationError("unknown --store '\(store)'; known: "
+                + TileStoreFormat.allCases.map(\.rawValue).joined(separator: ", "))
+        }
         if let baseUrl, !(baseUrl.hasPrefix("http://") || baseUrl.hasPrefix("https://")) {
             throw ValidationError("--base-url must be an absolute http(s) URL")
         }
@@ -109,9 +116,9 @@ struct BuildCommand: ParsableCommand {
         let tiler = RouteTiler(routes: try readInputs(terminal: terminal), options: tilingOptions)
         let outputPath = output ?? "Tiles/build/" + Self.defaultName(for: inputs[0])
         let destination = URL(fileURLWithPath: outputPath)
-        let store: DirectoryTileStore
+        let store: any TileStore
         do {
-            store = try DirectoryTileStore(destination: destination, replace: force)
+            store = try storeFormat(for: outputPath).makeStore(path: outputPath, replace: force)
         } catch {
             throw failure("error: \(error)")
         }
@@ -124,9 +131,13 @@ struct BuildCommand: ParsableCommand {
         do {
             statistics = try builder.build(into: store, progress: terminal.progressReporter(started: started))
             terminal.endProgress()
-            let metadata = TilesetMetadata(name: name ?? destination.lastPathComponent, tiler: tiler)
-            try store.putFile(named: "metadata.json", contents: metadata.metadataJSON)
-            if let baseUrl { try store.putFile(named: "tiles.json", contents: metadata.tileJSON(baseURL: baseUrl)) }
+            let defaultName = storeFormat(for: outputPath) == .directory
+                ? destination.lastPathComponent : destination.deletingPathExtension().lastPathComponent
+            let metadata = TilesetMetadata(name: name ?? defaultName, tiler: tiler)
+            try store.putMetadata(metadata)
+            if let baseUrl, let folder = store as? DirectoryTileStore {
+                try folder.putFile(named: "tiles.json", contents: metadata.tileJSON(baseURL: baseUrl))
+            }
             try store.commit()
         } catch {
             store.abort()
@@ -137,6 +148,10 @@ struct BuildCommand: ParsableCommand {
         terminal.summary(routes: tiler.routes.routes.count, points: tiler.routes.pointCount,
                          statistics: statistics, seconds: Date().timeIntervalSince(started),
                          output: destination.path)
+    }
+
+    private func storeFormat(for path: String) -> TileStoreFormat {
+        store.flatMap { TileStoreFormat(rawValue: $0.lowercased()) } ?? TileStoreFormat(path: path)
     }
 
     private func readInputs(terminal: Terminal) throws -> [Route] {

@@ -18,7 +18,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(help: "Route files to serve (any format `build` reads). Default: the bundled samples.", completion: .file())
     var inputs: [String] = []
 
-    @Option(help: "Serve a pyramid built by `routetiles build` instead of routes.", completion: .directory)
+    @Option(help: "Serve a tileset built by `routetiles build` (a folder, X.mbtiles or X.pmtiles) instead of routes.",
+            completion: .file())
     var tiles: String?
 
     @Option(help: "Address to listen on.")
@@ -134,11 +135,13 @@ struct ServeCommand: AsyncParsableCommand {
         let name: String
         if let tiles {
             do {
-                backend = .tileset(try DirectoryTileSource(root: URL(fileURLWithPath: tiles)))
+                backend = .tileset(try TileStoreFormat.openSource(path: tiles))
             } catch {
                 throw failure("error: \(error)")
             }
-            name = URL(fileURLWithPath: tiles).lastPathComponent
+            name = TileStoreFormat(path: tiles) == .directory
+                ? URL(fileURLWithPath: tiles).lastPathComponent
+                : URL(fileURLWithPath: tiles).deletingPathExtension().lastPathComponent
         } else {
             let files = inputs.isEmpty ? try Self.bundledSamples() : inputs
             let routes = try RouteInputs.read(files, format: format.flatMap { InputFormat(rawValue: $0.lowercased()) },

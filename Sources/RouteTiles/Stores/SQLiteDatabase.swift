@@ -1,0 +1,111 @@
+import CSQLite
+import Foundation
+
+/// A small wrapper on one SQLite connection: statements, prepared statements and transactions, with errors that
+/// carry SQLite's message and the file. Not thread-safe: its owner serialises access.
+final class SQLiteDatabase {
+    let path: String
+    private var handle: OpaquePointer?
+
+    init(path: String, readOnly: Bool) throws {
+        self.path = path
+        let flags = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close(db)
+            throw StoreError(path: path, message: "cannot open the SQLite database: \(message)")
+        }
+        handle = db
+    }
+
+    deinit { close() }
+
+    func close() {
+        sqlite3_close_v2(handle)
+        handle = nil
+    }
+
+    func error(_ what: String) -> StoreError {
+        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "the database is closed"
+        return StoreError(path: path, message: "\(what): \(message)")
+    }
+
+    /// Runs one or more statements without results.
+    func execute(_ sql: String) throws {
+        guard let handle else { throw error(sql) }
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error(sql) }
+    }
+
+    func prepare(_ sql: String) throws -> Statement {
+        guard let handle else { throw error(sql) }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw error("cannot prepare '\(sql)'")
+        }
+        return Statement(database: self, handle: statement, sql: sql)
+    }
+
+    /// A prepared statement: bind, step, read columns, reset.
+    final class Statement {
+        unowned let database: SQLiteDatabase
+        let handle: OpaquePointer
+        let sql: String
+
+        init(database: SQLiteDatabase, handle: OpaquePointer, sql: String) {
+            self.database = database
+            self.handle = handle
+            self.sql = sql
+        }
+
+        deinit { sqlite3_finalize(handle) }
+
+        func bind(_ index: Int32, _ value: Int) {
+            sqlite3_bind_int64(handle, index, Int64(value))
+        }
+
+        func bind(_ index: Int32, _ value: String) {
+            sqlite3_bind_text(handle, index, value, -1, csqlite_transient())
+        }
+
+        func bind(_ index: Int32, _ bytes: [UInt8]) {
+            bytes.withUnsafeBytes { raw in
+                _ = sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), csqlite_transient())
+            }
+        }
+
+        /// Steps once: true when a row is ready, false when done.
+        func step() throws -> Bool {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW: return true
+            case SQLITE_DONE: return false
+            default: throw database.error("'\(sql)' failed")
+            }
+        }
+
+        /// Runs the statement to its end and resets it for the next bindings.
+        func run() throws {
+            defer { reset() }
+            while try step() {}
+        }
+
+        func reset() {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+
+        func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+
+        func text(_ column: Int32) -> String? {
+            guard let c = sqlite3_column_text(handle, column) else { return nil }
+            return String(cString: c)
+        }
+
+        func blob(_ column: Int32) -> [UInt8] {
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let base = sqlite3_column_blob(handle, column) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: base, count: count))
+        }
+    }
+}

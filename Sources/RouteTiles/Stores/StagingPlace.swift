@@ -1,0 +1,65 @@
+import Foundation
+
+/// Where a single-file archive is written before it is finished: a hidden sibling `.NAME.partial-PID` of the
+/// destination, renamed over it at the end (one atomic `rename`), so that readers see the old archive or the new
+/// one, never a part. Scratch files `.NAME.spill-PID` go beside it. Leftovers of killed processes are swept.
+public struct StagingPlace: Sendable {
+    public let destination: URL
+    public let staging: URL
+    /// A scratch file beside the staging file, for stores that spill data before laying it out.
+    public let scratch: URL
+
+    /// Unless `replace`, an existing destination is an error.
+    public init(destination: URL, replace: Bool) throws {
+        self.destination = destination.standardizedFileURL
+        let parent = self.destination.deletingLastPathComponent()
+        let name = self.destination.lastPathComponent
+        staging = parent.appendingPathComponent(".\(name).partial-\(getpid())")
+        scratch = parent.appendingPathComponent(".\(name).spill-\(getpid())")
+        let fm = FileManager.default
+        var isFolder: ObjCBool = false
+        if fm.fileExists(atPath: self.destination.path, isDirectory: &isFolder) {
+            if !replace {
+                throw StoreError(path: self.destination.path, message: "already exists; pass --force to replace it")
+            }
+            if isFolder.boolValue {
+                throw StoreError(path: self.destination.path, message: "is a folder; an archive cannot replace it")
+            }
+        }
+        do {
+            try fm.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(path: parent.path, message: "cannot create folder: \(error.localizedDescription)")
+        }
+        Self.sweepAbandoned(in: parent, name: name)
+        discard()
+    }
+
+    /// Moves the finished staging file over the destination.
+    public func commit() throws {
+        guard rename(staging.path, destination.path) == 0 else {
+            throw StoreError(path: destination.path, message: "cannot move the archive into place: \(String(cString: strerror(errno)))")
+        }
+        unlink(scratch.path)
+    }
+
+    /// Removes the staging and scratch files (and any SQLite journal beside them).
+    public func discard() {
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(staging.path + suffix) }
+        unlink(scratch.path)
+    }
+
+    /// Removes staging and scratch files of `name` left by processes that no longer exist.
+    static func sweepAbandoned(in parent: URL, name: String) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
+        for entry in entries {
+            for prefix in [".\(name).partial-", ".\(name).spill-"] where entry.hasPrefix(prefix) {
+                let digits = entry.dropFirst(prefix.count).prefix(while: \.isNumber)
+                guard let pid = Int32(digits), pid != getpid() else { continue }
+                if kill(pid, 0) != 0 && errno == ESRCH {
+                    try? FileManager.default.removeItem(at: parent.appendingPathComponent(entry))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import RouteTiles
+
+/// `build --output X.mbtiles | X.pmtiles`, `--store`, and interrupted archive builds, with the real binary.
+@Suite(.serialized) struct ArchiveCLITests {
+    let samples = ExternalTool.packageRoot.appendingPathComponent("Tiles/samples")
+    func sample(_ name: String) -> String { samples.appendingPathComponent(name).path }
+
+    @Test func buildWritesTheSameTilesIntoEveryStore() throws {
+        let tmp = try TemporaryFolder()
+        var sources: [any TileSource] = []
+        for out in ["dir", "x.mbtiles", "x.pmtiles", "forced"] {
+            var args = ["build", sample("paris-runs.geojson"), sample("flights.geojson"), "-o", tmp.path(out), "--maxzoom", "8", "--quiet"]
+            if out == "forced" { args += ["--store", "pmtiles"] }
+            let r = try ExternalTool.run(ExternalTool.routetiles, args)
+            #expect(r.status == 0, "\(r.stderr)")
+            sources.append(try TileStoreFormat.openSource(path: tmp.path(out)))
+        }
+        #expect(sources[1] is MBTilesSource && sources[2] is PMTilesSource && sources[3] is PMTilesSource)
+        let ids = try sources[0].tileIDs().sorted()
+        #expect(ids.count > 50)
+        for source in sources.dropFirst() {
+            #expect(try source.tileIDs().sorted() == ids)
+            for id in ids { #expect(try source.gzipTile(id) == (try sources[0].gzipTile(id))) }
+            #expect(source.metadata.layers == sources[0].metadata.layers)
+        }
+        #expect(sources[1].metadata.name == "x" && sources[0].metadata.name == "dir")
+        let bad = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", tmp.path("y"), "--store", "zip"])
+        #expect(bad.status != 0 && bad.stderr.contains("unknown --store 'zip'"), "\(bad.stderr)")
+    }
+
+    /// Starts a long build into `out`, stops it with `signal` once its staging file has grown, returns its status
+    /// and the staging file's name.
+    func interruptBuild(input: String, out: String, signal: Int32) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
+        process.arguments = ["build", input, "-o", out, "--maxzoom", "18", "--force", "--quiet"]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let parent = URL(fileURLWithPath: out).deletingLastPathComponent().path
+        let name = URL(fileURLWithPath: out).lastPathComponent
+        // MBTiles writes into the staging file as it goes; PMTiles spills tiles into its scratch file.
+        let growing = out.hasSuffix(".mbtiles") ? ".\(name).partial-\(process.processIdentifier)" : ".\(name).spill-\(process.processIdentifier)"
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline && process.isRunning {
+            let size = (try? FileManager.default.attributesOfItem(atPath: parent + "/" + growing)[.size] as? Int) ?? 0
+            if size > 200_000 { break }
+            usleep(20_000)
+        }
+        #expect(process.isRunning, "the build ended before it could be interrupted")
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return (process.terminationStatus, growing)
+    }
+
+    @Test(arguments: ["out.mbtiles", "out.pmtiles"])
+    func interruptedArchiveBuildLeavesThePreviousArchiveAsItWas(name: String) throws {
+        let tmp = try TemporaryFolder()
+        let out = tmp.path(name)
+        let r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("berlin-transit.geojson"), "-o", out, "--maxzoom", "6"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: out))
+        let tileCount = try TileStoreFormat.openSource(path: out).tileIDs().count
+        #expect(tileCount > 0)
+        let big = tmp.path("big.geojson")
+        try CLITests().writeLargeInput(big)
+
+        let (status, _) = try interruptBuild(input: big, out: out, signal: SIGTERM)
+        #expect(status == 128 + SIGTERM)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == before)
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: tmp.url.path))
+        #expect(left == [name, "big.geojson"], "left behind: \(left.sorted())")
+
+        let (killed, leftover) = try interruptBuild(input: big, out: out, signal: SIGKILL)
+        #expect(killed == SIGKILL)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == before)
+        #expect(FileManager.default.fileExists(atPath: tmp.path(leftover)))
+        // The archive still opens and reads: no corruption.
+        let source = try TileStoreFormat.openSource(path: out)
+        #expect(try source.tileIDs().count == tileCount)
+        let again = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "3", "--force"])
+        #expect(again.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: tmp.path(leftover)))
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: tmp.url.path)) == [name, "big.geojson"])
+    }
+}
