@@ -7,13 +7,13 @@ import Testing
     let samples = ExternalTool.packageRoot.appendingPathComponent("Tiles/samples")
     func sample(_ name: String) -> String { samples.appendingPathComponent(name).path }
 
-    @Test func buildWritesTheSameTilesIntoEveryStore() throws {
+    @Test func buildWritesTheSameTilesIntoEveryStore() async throws {
         let tmp = try TemporaryFolder()
         var sources: [any TileSource] = []
         for out in ["dir", "x.mbtiles", "x.pmtiles", "forced"] {
             var args = ["build", sample("paris-runs.geojson"), sample("flights.geojson"), "-o", tmp.path(out), "--maxzoom", "8", "--quiet"]
             if out == "forced" { args += ["--store", "pmtiles"] }
-            let r = try ExternalTool.run(ExternalTool.routetiles, args)
+            let r = try await ExternalTool.runDetached(ExternalTool.routetiles, args)
             #expect(r.status == 0, "\(r.stderr)")
             sources.append(try TileStoreFormat.openSource(path: tmp.path(out)))
         }
@@ -26,7 +26,7 @@ import Testing
             #expect(source.metadata.layers == sources[0].metadata.layers)
         }
         #expect(sources[1].metadata.name == "x" && sources[0].metadata.name == "dir")
-        let bad = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", tmp.path("y"), "--store", "zip"])
+        let bad = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", tmp.path("y"), "--store", "zip"])
         #expect(bad.status != 0 && bad.stderr.contains("unknown --store 'zip'"), "\(bad.stderr)")
     }
 
@@ -55,10 +55,10 @@ import Testing
     }
 
     @Test(arguments: ["out.mbtiles", "out.pmtiles"])
-    func interruptedArchiveBuildLeavesThePreviousArchiveAsItWas(name: String) throws {
+    func interruptedArchiveBuildLeavesThePreviousArchiveAsItWas(name: String) async throws {
         let tmp = try TemporaryFolder()
         let out = tmp.path(name)
-        let r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("berlin-transit.geojson"), "-o", out, "--maxzoom", "6"])
+        let r = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("berlin-transit.geojson"), "-o", out, "--maxzoom", "6"])
         #expect(r.status == 0, "\(r.stderr)")
         let before = try Data(contentsOf: URL(fileURLWithPath: out))
         let tileCount = try TileStoreFormat.openSource(path: out).tileIDs().count
@@ -79,7 +79,7 @@ import Testing
         // The archive still opens and reads: no corruption.
         let source = try TileStoreFormat.openSource(path: out)
         #expect(try source.tileIDs().count == tileCount)
-        let again = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "3", "--force"])
+        let again = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "3", "--force"])
         #expect(again.status == 0)
         #expect(!FileManager.default.fileExists(atPath: tmp.path(leftover)))
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: tmp.url.path)) == [name, "big.geojson"])

@@ -31,7 +31,7 @@ import Testing
         try store.commit()
     }
 
-    @Test func hilbertIDsRoundTripAndMatchThePMTilesPackage() throws {
+    @Test func hilbertIDsRoundTripAndMatchThePMTilesPackage() async throws {
         var seen = Set<UInt64>()
         for z in 0...6 {
             for x in 0..<(1 << z) {
@@ -52,7 +52,7 @@ import Testing
         for t in deep { #expect(TileID(pmtilesID: t.pmtilesID) == t) }
         guard ExternalTool.required(ExternalTool.pythonHas("pmtiles")) else { return }
         let input = deep.map { "\($0.z) \($0.x) \($0.y)" }.joined(separator: "\n")
-        let r = try ExternalTool.python("""
+        let r = try await ExternalTool.pythonDetached("""
             import sys
             from pmtiles.tile import zxy_to_tileid
             for line in sys.stdin.read().split("\\n"):
@@ -85,12 +85,12 @@ import Testing
     }
 
     @Test(.enabled(if: ExternalTool.required(ExternalTool.available("sqlite3"))))
-    func mbtilesHasTMSRowsAndTheMetadataTableSQLiteShows() throws {
+    func mbtilesHasTMSRowsAndTheMetadataTableSQLiteShows() async throws {
         let tmp = try TemporaryFolder()
         let (tiler, tiles) = try Self.pyramid()
         let path = tmp.path("paris.mbtiles")
         try Self.write(tiles, metadata: TilesetMetadata(name: "paris", tiler: tiler), format: .mbtiles, path: path)
-        let rows = try ExternalTool.run("/usr/bin/env", ["sqlite3", "-separator", " ", path,
+        let rows = try await ExternalTool.runDetached("/usr/bin/env", ["sqlite3", "-separator", " ", path,
                                                          "SELECT zoom_level, tile_column, tile_row, hex(tile_data) FROM tiles"])
         #expect(rows.status == 0, "\(rows.stderr)")
         var count = 0
@@ -103,7 +103,7 @@ import Testing
             count += 1
         }
         #expect(count == tiles.count)
-        let meta = try ExternalTool.run("/usr/bin/env", ["sqlite3", "-separator", "=", path, "SELECT name, value FROM metadata"])
+        let meta = try await ExternalTool.runDetached("/usr/bin/env", ["sqlite3", "-separator", "=", path, "SELECT name, value FROM metadata"])
         let pairs = Dictionary(meta.text.split(separator: "\n").map { line -> (String, String) in
             let parts = line.split(separator: "=", maxSplits: 1)
             return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
@@ -111,12 +111,12 @@ import Testing
         #expect(pairs["format"] == "pbf" && pairs["name"] == "paris" && pairs["minzoom"] == "0" && pairs["maxzoom"] == "12")
         #expect(pairs["json"]?.contains("\"vector_layers\"") == true)
         #expect(pairs["bounds"]?.split(separator: ",").count == 4 && pairs["center"]?.split(separator: ",").count == 3)
-        let index = try ExternalTool.run("/usr/bin/env", ["sqlite3", path, "PRAGMA index_list(tiles)"])
+        let index = try await ExternalTool.runDetached("/usr/bin/env", ["sqlite3", path, "PRAGMA index_list(tiles)"])
         #expect(index.text.contains("tile_index|1"), "a unique index on the tiles: \(index.text)")
     }
 
     @Test(.enabled(if: ExternalTool.required(ExternalTool.available("ogrinfo"))))
-    func gdalReadsAZoomOfTheMBTiles() throws {
+    func gdalReadsAZoomOfTheMBTiles() async throws {
         let tmp = try TemporaryFolder()
         let (tiler, tiles) = try Self.pyramid()
         let path = tmp.path("paris.mbtiles")
@@ -124,26 +124,26 @@ import Testing
         // Count our features at z10 (one per route and tile) against GDAL's count.
         var features = 0
         for (id, bytes) in tiles where id.z == 10 { features += try Sample.decode(bytes).layers[0].features.count }
-        let r = try ExternalTool.run("/usr/bin/env", ["ogrinfo", "-ro", "-so", "-oo", "ZOOM_LEVEL=10", path, "routes"])
+        let r = try await ExternalTool.runDetached("/usr/bin/env", ["ogrinfo", "-ro", "-so", "-oo", "ZOOM_LEVEL=10", path, "routes"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.text.contains("Feature Count: \(features)"), "\(r.text)")
         #expect(r.text.contains("name: String"))
     }
 
     @Test(.enabled(if: ExternalTool.required(ExternalTool.pythonHas("pmtiles") && ExternalTool.available("pmtiles-show"))))
-    func pmtilesPackageReadsEveryTileAndTheHeader() throws {
+    func pmtilesPackageReadsEveryTileAndTheHeader() async throws {
         let tmp = try TemporaryFolder()
         let (tiler, tiles) = try Self.pyramid()
         let path = tmp.path("paris.pmtiles")
         try Self.write(tiles, metadata: TilesetMetadata(name: "paris", tiler: tiler), format: .pmtiles, path: path)
-        let show = try ExternalTool.run("/usr/bin/env", ["pmtiles-show", path])
+        let show = try await ExternalTool.runDetached("/usr/bin/env", ["pmtiles-show", path])
         #expect(show.status == 0, "\(show.stderr)")
         for field in ["'version': 3", "'tile_type': <TileType.MVT: 1>", "'clustered': True", "'max_zoom': 12",
                       "'tile_compression': <Compression.GZIP: 2>", "'addressed_tiles_count': \(tiles.count)", "'name': 'paris'"] {
             #expect(show.text.contains(field), "\(field) in \(show.text)")
         }
         // The package's reader over every tile: z x y and a hash of the bytes.
-        let r = try ExternalTool.python("""
+        let r = try await ExternalTool.pythonDetached("""
             import sys, hashlib
             from pmtiles.reader import MmapSource, Reader, all_tiles
             with open(sys.argv[1] if len(sys.argv) > 1 else "\(path)", "r+b") as f:
@@ -159,7 +159,7 @@ import Testing
             theirs[TileID(z: Int(f[0]) ?? -1, x: Int(f[1]) ?? -1, y: Int(f[2]) ?? -1)] = String(f[3])
         }
         #expect(Set(theirs.keys) == Set(tiles.keys))
-        let sha = try ExternalTool.python("""
+        let sha = try await ExternalTool.pythonDetached("""
             import sys, hashlib
             for line in sys.stdin.read().split("\\n"):
                 if line: print(hashlib.sha1(bytes.fromhex(line)).hexdigest())
@@ -170,7 +170,7 @@ import Testing
     }
 
     @Test(.enabled(if: ExternalTool.required(ExternalTool.available("tippecanoe-decode"))))
-    func tippecanoeDecodesBothArchives() throws {
+    func tippecanoeDecodesBothArchives() async throws {
         let tmp = try TemporaryFolder()
         let (tiler, tiles) = try Self.pyramid()
         let tile = try #require(tiles.keys.filter { $0.z == 11 }.sorted().first)
@@ -178,7 +178,7 @@ import Testing
         for format in [TileStoreFormat.mbtiles, .pmtiles] {
             let path = tmp.path("paris." + format.rawValue)
             try Self.write(tiles, metadata: TilesetMetadata(name: "paris", tiler: tiler), format: format, path: path)
-            let r = try ExternalTool.run("/usr/bin/env", ["tippecanoe-decode", path, "\(tile.z)", "\(tile.x)", "\(tile.y)"])
+            let r = try await ExternalTool.runDetached("/usr/bin/env", ["tippecanoe-decode", path, "\(tile.z)", "\(tile.x)", "\(tile.y)"])
             #expect(r.status == 0, "\(format): \(r.stderr)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
             let layers = try #require(json["features"] as? [[String: Any]])

@@ -22,10 +22,10 @@ import Testing
         return result
     }
 
-    @Test func buildsTheSamplesWithMetadataAndTileJSON() throws {
+    @Test func buildsTheSamplesWithMetadataAndTileJSON() async throws {
         let tmp = try TemporaryFolder()
         let out = tmp.path("samples")
-        let r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), sample("berlin-transit.geojson"),
+        let r = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), sample("berlin-transit.geojson"),
                                                                sample("bike-rides.csv"), "-o", out, "--maxzoom", "10",
                                                                "--base-url", "https://tiles.example.com/samples/"])
         #expect(r.status == 0, "\(r.stderr)")
@@ -58,10 +58,10 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.url.path) == ["samples"])
     }
 
-    @Test func sameInputGivesByteIdenticalPyramidsAtAnyThreadCount() throws {
+    @Test func sameInputGivesByteIdenticalPyramidsAtAnyThreadCount() async throws {
         let tmp = try TemporaryFolder()
         for (name, threads) in [("a", "1"), ("b", "2"), ("c", "2")] {
-            let r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("flights.geojson"), sample("paris-runs.geojson"),
+            let r = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("flights.geojson"), sample("paris-runs.geojson"),
                                                                    "-o", tmp.path(name), "--name", "same", "--maxzoom", "9",
                                                                    "--threads", threads, "--quiet"])
             #expect(r.status == 0, "\(r.stderr)")
@@ -73,19 +73,19 @@ import Testing
         #expect(a == (try files(under: tmp.path("c"))))
     }
 
-    @Test func syntaxErrorNamesFileLineAndColumnAndWritesNothing() throws {
+    @Test func syntaxErrorNamesFileLineAndColumnAndWritesNothing() async throws {
         let tmp = try TemporaryFolder()
         let bad = tmp.path("bad.geojson")
         try Data("{\"type\": \"FeatureCollection\",\n \"features\": [\n   {\"type\": \"Feature\" \"geometry\": null}\n]}\n".utf8)
             .write(to: URL(fileURLWithPath: bad))
-        let r = try ExternalTool.run(ExternalTool.routetiles, ["build", bad, "-o", tmp.path("out")])
+        let r = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", bad, "-o", tmp.path("out")])
         #expect(r.status != 0)
         #expect(r.stderr.contains("bad.geojson:3:"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: tmp.path("out")))
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.url.path) == ["bad.geojson"])
     }
 
-    @Test func invalidRouteStopsTheBuildUnlessSkipped() throws {
+    @Test func invalidRouteStopsTheBuildUnlessSkipped() async throws {
         let tmp = try TemporaryFolder()
         let input = tmp.path("routes.geojson")
         try Data("""
@@ -94,28 +94,28 @@ import Testing
             {"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0],[1,95]]}},
             {"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0]]}}]}
             """.utf8).write(to: URL(fileURLWithPath: input))
-        let strict = try ExternalTool.run(ExternalTool.routetiles, ["build", input, "-o", tmp.path("strict"), "--maxzoom", "3"])
+        let strict = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", input, "-o", tmp.path("strict"), "--maxzoom", "3"])
         #expect(strict.status != 0)
         #expect(strict.stderr.contains("routes.geojson: feature 1:") && strict.stderr.contains("latitude"), "\(strict.stderr)")
         #expect(!FileManager.default.fileExists(atPath: tmp.path("strict")))
 
-        let lenient = try ExternalTool.run(ExternalTool.routetiles, ["build", input, "-o", tmp.path("lenient"), "--maxzoom", "3",
+        let lenient = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", input, "-o", tmp.path("lenient"), "--maxzoom", "3",
                                                                      "--skip-invalid"])
         #expect(lenient.status == 0, "\(lenient.stderr)")
         #expect(lenient.stderr.contains("skipped 2 invalid"), "\(lenient.stderr)")
         #expect(lenient.stderr.contains("1 routes"), "\(lenient.stderr)")
     }
 
-    @Test func existingOutputIsReplacedOnlyWithForce() throws {
+    @Test func existingOutputIsReplacedOnlyWithForce() async throws {
         let tmp = try TemporaryFolder()
         let out = tmp.path("out")
-        var r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("berlin-transit.geojson"), "-o", out, "--maxzoom", "4", "--name", "first"])
+        var r = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("berlin-transit.geojson"), "-o", out, "--maxzoom", "4", "--name", "first"])
         #expect(r.status == 0)
-        r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "4", "--name", "second"])
+        r = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "4", "--name", "second"])
         #expect(r.status != 0)
         #expect(r.stderr.contains("--force"))
         #expect(try String(contentsOfFile: out + "/metadata.json", encoding: .utf8).contains("\"first\""))
-        r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "4", "--name", "second", "--force"])
+        r = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "4", "--name", "second", "--force"])
         #expect(r.status == 0)
         #expect(try String(contentsOfFile: out + "/metadata.json", encoding: .utf8).contains("\"second\""))
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.url.path) == ["out"])
@@ -155,10 +155,10 @@ import Testing
         return (process.terminationStatus, staging)
     }
 
-    @Test func interruptedBuildLeavesThePreviousPyramidAsItWas() throws {
+    @Test func interruptedBuildLeavesThePreviousPyramidAsItWas() async throws {
         let tmp = try TemporaryFolder()
         let out = tmp.path("out")
-        let r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("berlin-transit.geojson"), "-o", out, "--maxzoom", "6"])
+        let r = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("berlin-transit.geojson"), "-o", out, "--maxzoom", "6"])
         #expect(r.status == 0)
         let before = try files(under: out)
         let big = tmp.path("big.geojson")
@@ -176,17 +176,17 @@ import Testing
         #expect(killed == SIGKILL)
         #expect(try files(under: out) == before)
         #expect(FileManager.default.fileExists(atPath: tmp.path(staging)))
-        let again = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "3", "--force"])
+        let again = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "3", "--force"])
         #expect(again.status == 0)
         #expect(!FileManager.default.fileExists(atPath: tmp.path(staging)))
     }
 
-    @Test func inspectDecodesATileToGeoJSON() throws {
+    @Test func inspectDecodesATileToGeoJSON() async throws {
         let tmp = try TemporaryFolder()
         let out = tmp.path("out")
-        #expect(try ExternalTool.run(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "12"]).status == 0)
+        #expect(try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", out, "--maxzoom", "12"]).status == 0)
         let tile = WebMercator.tile(containing: Coordinate(longitude: 2.35, latitude: 48.86), zoom: 12)
-        let r = try ExternalTool.run(ExternalTool.routetiles, ["inspect", out, tile.description])
+        let r = try await ExternalTool.runDetached(ExternalTool.routetiles, ["inspect", out, tile.description])
         #expect(r.status == 0, "\(r.stderr)")
         let collection = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
         let features = try #require(collection["features"] as? [[String: Any]])
@@ -203,20 +203,20 @@ import Testing
             for p in lines.joined() { #expect(abs(p[0] - 2.35) < 0.2 && abs(p[1] - 48.86) < 0.2) }
         }
         // A single tile file, and a missing tile.
-        let file = try ExternalTool.run(ExternalTool.routetiles, ["inspect", "\(out)/\(tile.z)/\(tile.x)/\(tile.y).mvt", tile.description])
+        let file = try await ExternalTool.runDetached(ExternalTool.routetiles, ["inspect", "\(out)/\(tile.z)/\(tile.x)/\(tile.y).mvt", tile.description])
         #expect(file.stdout == r.stdout)
-        let missing = try ExternalTool.run(ExternalTool.routetiles, ["inspect", out, "12/0/0"])
+        let missing = try await ExternalTool.runDetached(ExternalTool.routetiles, ["inspect", out, "12/0/0"])
         #expect(missing.status != 0 && missing.stderr.contains("no such tile"))
     }
 
-    @Test func badOptionsAreRejectedWithAReason() throws {
+    @Test func badOptionsAreRejectedWithAReason() async throws {
         for (args, text) in [(["--minzoom", "9", "--maxzoom", "3"], "minzoom"), (["--extent", "100"], "extent"),
                              (["--compression-level", "12"], "compression-level"), (["--format", "kml"], "kml")] {
-            let r = try ExternalTool.run(ExternalTool.routetiles, ["build", sample("flights.geojson")] + args)
+            let r = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("flights.geojson")] + args)
             #expect(r.status != 0)
             #expect(r.stderr.contains(text), "\(args): \(r.stderr)")
         }
-        let missing = try ExternalTool.run(ExternalTool.routetiles, ["build", "/nonexistent/routes.geojson"])
+        let missing = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", "/nonexistent/routes.geojson"])
         #expect(missing.status != 0 && missing.stderr.contains("/nonexistent/routes.geojson"))
     }
 }

@@ -115,10 +115,10 @@ private let pythonAvailable = ExternalTool.required(ExternalTool.pythonHas("gzip
     }
 
     @Test(.enabled(if: pythonAvailable, "needs python3"))
-    func pythonReadsOurGzip() throws {
+    func pythonReadsOurGzip() async throws {
         for input in Self.samples() {
             let compressed = try Gzip.compress(input)
-            let result = try ExternalTool.python(
+            let result = try await ExternalTool.pythonDetached(
                 "import gzip, sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))",
                 stdin: compressed)
             #expect(result.status == 0, "\(result.stderr)")
@@ -127,11 +127,11 @@ private let pythonAvailable = ExternalTool.required(ExternalTool.pythonHas("gzip
     }
 
     @Test(.enabled(if: pythonAvailable, "needs python3"))
-    func weReadPythonsGzipAndZlib() throws {
+    func weReadPythonsGzipAndZlib() async throws {
         let input = Self.samples()[2]
         for script in ["import gzip, sys; sys.stdout.buffer.write(gzip.compress(sys.stdin.buffer.read()))",
                        "import zlib, sys; sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))"] {
-            let result = try ExternalTool.python(script, stdin: input)
+            let result = try await ExternalTool.pythonDetached(script, stdin: input)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try Gzip.decompress(result.stdout) == input)
         }

@@ -6,10 +6,10 @@ import Testing
 /// with our own decoder: the same features, ids, properties and coordinates.
 @Suite(.serialized) struct InteropTests {
     /// Builds the bundled samples (minus the big flights) into a temporary pyramid.
-    static func buildSamples(into tmp: TemporaryFolder, maxZoom: Int = 12) throws -> (String, [TileID]) {
+    static func buildSamples(into tmp: TemporaryFolder, maxZoom: Int = 12) async throws -> (String, [TileID]) {
         let samples = ExternalTool.packageRoot.appendingPathComponent("Tiles/samples")
         let out = tmp.path("pyramid")
-        let r = try ExternalTool.run(ExternalTool.routetiles, [
+        let r = try await ExternalTool.runDetached(ExternalTool.routetiles, [
             "build", samples.appendingPathComponent("paris-runs.geojson").path,
             samples.appendingPathComponent("berlin-transit.geojson").path,
             samples.appendingPathComponent("flights.geojson").path, "-o", out, "--maxzoom", String(maxZoom), "--quiet"])
@@ -70,12 +70,12 @@ import Testing
         """
 
     @Test(.enabled(if: ExternalTool.required(ExternalTool.pythonHas("mapbox_vector_tile"))))
-    func pythonMapboxVectorTileReadsWhatWeWrite() throws {
+    func pythonMapboxVectorTileReadsWhatWeWrite() async throws {
         let tmp = try TemporaryFolder()
-        let (pyramid, all) = try Self.buildSamples(into: tmp)
+        let (pyramid, all) = try await Self.buildSamples(into: tmp)
         let tiles = Self.pick(all, count: 300)
         let paths = tiles.map { "\(pyramid)/\($0.z)/\($0.x)/\($0.y).mvt" }.joined(separator: "\n")
-        let r = try ExternalTool.run("/usr/bin/env", ["python3", "-c", Self.pythonDecoder], stdin: Array(paths.utf8))
+        let r = try await ExternalTool.runDetached("/usr/bin/env", ["python3", "-c", Self.pythonDecoder], stdin: Array(paths.utf8))
         try #require(r.status == 0, "\(r.stderr)")
         let decoded = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [[String: Any]])
         try #require(decoded.count == tiles.count)
@@ -114,13 +114,13 @@ import Testing
     }
 
     @Test(.enabled(if: ExternalTool.required(ExternalTool.available("ogr2ogr"))))
-    func gdalReadsWhatWeWrite() throws {
+    func gdalReadsWhatWeWrite() async throws {
         let tmp = try TemporaryFolder()
-        let (pyramid, all) = try Self.buildSamples(into: tmp, maxZoom: 10)
+        let (pyramid, all) = try await Self.buildSamples(into: tmp, maxZoom: 10)
         var features = 0
         for tile in Self.pick(all, count: 25) {
             let path = "\(pyramid)/\(tile.z)/\(tile.x)/\(tile.y).mvt"
-            let r = try ExternalTool.run("/usr/bin/env", ["ogr2ogr", "-f", "GeoJSON", "/vsistdout/", "-oo", "CLIP=NO", path])
+            let r = try await ExternalTool.runDetached("/usr/bin/env", ["ogr2ogr", "-f", "GeoJSON", "/vsistdout/", "-oo", "CLIP=NO", path])
             try #require(r.status == 0, "\(r.stderr)")
             let collection = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
             let theirs = try #require(collection["features"] as? [[String: Any]])
@@ -156,10 +156,10 @@ import Testing
 
     /// GDAL opens a zoom level of the pyramid through metadata.json, as it does tippecanoe's.
     @Test(.enabled(if: ExternalTool.required(ExternalTool.available("ogrinfo"))))
-    func gdalOpensTheTilesetThroughItsMetadata() throws {
+    func gdalOpensTheTilesetThroughItsMetadata() async throws {
         let tmp = try TemporaryFolder()
-        let (pyramid, all) = try Self.buildSamples(into: tmp, maxZoom: 6)
-        let r = try ExternalTool.run("/usr/bin/env", ["ogrinfo", "-ro", "-so", "-oo", "TILE_EXTENSION=mvt", "\(pyramid)/5", "routes"])
+        let (pyramid, all) = try await Self.buildSamples(into: tmp, maxZoom: 6)
+        let r = try await ExternalTool.runDetached("/usr/bin/env", ["ogrinfo", "-ro", "-so", "-oo", "TILE_EXTENSION=mvt", "\(pyramid)/5", "routes"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.text.contains("Layer name: routes"))
         #expect(r.text.contains("ZOOM_LEVEL=5"))

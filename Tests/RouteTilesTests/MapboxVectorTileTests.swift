@@ -54,7 +54,7 @@ private struct PythonFeature: Decodable {
     }
 
     @Test(.enabled(if: mapboxVectorTileAvailable, "needs python3 with mapbox_vector_tile"))
-    func mapboxVectorTileReadsOurTiles() throws {
+    func mapboxVectorTileReadsOurTiles() async throws {
         struct Input {
             var id: UInt64?
             var geometry: TileGeometry
@@ -92,7 +92,7 @@ private struct PythonFeature: Decodable {
             tile.addLayer(layer)
         }
 
-        let result = try ExternalTool.python(decodeScript, stdin: tile.encode())
+        let result = try await ExternalTool.pythonDetached(decodeScript, stdin: tile.encode())
         try #require(result.status == 0, "\(result.stderr)")
         let layers = try JSONDecoder().decode([PythonLayer].self, from: Data(result.stdout))
         #expect(layers.map(\.name) == ["routes", "stops"])

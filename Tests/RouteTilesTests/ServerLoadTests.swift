@@ -33,9 +33,9 @@ import Testing
         }
     }
 
-    func buildPyramid(in folder: TemporaryFolder) throws -> String {
+    func buildPyramid(in folder: TemporaryFolder) async throws -> String {
         let out = folder.path("pyramid")
-        let r = try ExternalTool.run(ExternalTool.routetiles, ["build", ExternalTool.packageRoot.path + "/Tiles/samples/paris-runs.geojson",
+        let r = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", ExternalTool.packageRoot.path + "/Tiles/samples/paris-runs.geojson",
                                                               "-o", out, "--maxzoom", "12", "--quiet"])
         #expect(r.status == 0, "\(r.stderr)")
         return out
@@ -43,7 +43,7 @@ import Testing
 
     @Test func aBuiltPyramidIsServedByteForByte() async throws {
         let folder = try TemporaryFolder()
-        let out = try buildPyramid(in: folder)
+        let out = try await buildPyramid(in: folder)
         let source = try DirectoryTileSource(root: URL(fileURLWithPath: out))
         let ids = try source.tileIDs().sorted()
         #expect(ids.count >= 10)
@@ -64,7 +64,7 @@ import Testing
 
     @Test func pastTheQueueTheServerAnswers503WithRetryAfter() async throws {
         let folder = try TemporaryFolder()
-        let source = GatedSource(try DirectoryTileSource(root: URL(fileURLWithPath: try buildPyramid(in: folder))))
+        let source = GatedSource(try DirectoryTileSource(root: URL(fileURLWithPath: try await buildPyramid(in: folder))))
         let ids = try source.tileIDs().sorted()
         try await TestServer.with(.tileset(source), configure: {
             $0.generationConcurrency = 1

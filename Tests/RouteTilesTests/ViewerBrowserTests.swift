@@ -23,7 +23,7 @@ import Testing
                                                         "--maplibre-url", "/assets"])
         let folder = try TemporaryFolder()
         let script = ExternalTool.packageRoot.path + "/Tests/RouteTilesTests/Browser/viewer_check.py"
-        let run = try ExternalTool.run("/usr/bin/env", ["python3", script, serve.base + "/", folder.path("viewer.png")], timeout: 180)
+        let run = try await ExternalTool.runDetached("/usr/bin/env", ["python3", script, serve.base + "/", folder.path("viewer.png")], timeout: 180)
         #expect(run.status == 0, "\(run.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout)) as? [String: Any], "\(run.text)")
         #expect(report["ready"] as? Bool == true)

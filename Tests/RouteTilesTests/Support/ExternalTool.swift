@@ -48,6 +48,22 @@ enum ExternalTool {
         try run("/usr/bin/env", ["python3", "-c", script], stdin: stdin)
     }
 
+    /// `run` on a thread of its own. Async tests wait for it without holding one of the concurrency pool's threads,
+    /// which are as few as the cores and which the in-process servers of other tests need.
+    static func runDetached(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil,
+                            timeout: Double = 120) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Swift.Result { try run(executable, arguments, stdin: stdin, timeout: timeout) })
+            }.start()
+        }
+    }
+
+    /// `python` on a thread of its own (see `runDetached`).
+    static func pythonDetached(_ script: String, stdin: [UInt8] = []) async throws -> Result {
+        try await runDetached("/usr/bin/env", ["python3", "-c", script], stdin: stdin)
+    }
+
     /// Runs a program to completion (killed after `timeout` seconds) and collects its output.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil,
