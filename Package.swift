@@ -36,10 +36,17 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // Pre-warming jobs: tiles requested over HTTP (a server or CDN), checkpoints, shards. No server dependency.
+        .target(name: "RouteTilesSeed", dependencies: [
+            "RouteTiles",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+        ]),
         // The command-line shell over the core and the server.
         .executableTarget(name: "routetiles", dependencies: [
             "RouteTiles",
             "RouteTilesServer",
+            "RouteTilesSeed",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
@@ -47,6 +54,7 @@ let package = Package(
         .testTarget(name: "RouteTilesTests", dependencies: [
             "RouteTiles",
             "RouteTilesServer",
+            "RouteTilesSeed",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,0 +1,27 @@
+extension RouteTiler {
+    /// The exact set of tiles a build writes (every tile from `minZoom` to `maxZoom` of the options in which a
+    /// route has a feature, with the buffer), found the way the builder finds them, top-down through the spans of
+    /// each tile, and cut but neither encoded as MVT nor compressed. `zooms` narrows the zooms returned.
+    public func cover(zooms: ClosedRange<Int>? = nil) -> Set<TileID> {
+        let wanted = zooms ?? options.minZoom...options.maxZoom
+        let deepest = min(options.maxZoom, wanted.upperBound)
+        var out = Set<TileID>()
+        guard !rootSpans.isEmpty, wanted.lowerBound <= deepest else { return out }
+        var cutter = makeCutter()
+        var stack = [SubtreeTask(tile: TileID(z: 0, x: 0, y: 0), spans: rootSpans)]
+        while let task = stack.popLast() {
+            let tile = task.tile
+            if tile.z >= options.minZoom && wanted.contains(tile.z) {
+                var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
+                if cutter.cut(tile, spans: task.spans, into: &layer) > 0 { out.insert(tile) }
+            }
+            guard tile.z < deepest else { continue }
+            let children = SpanFilter.split(task.spans, of: tile, options: options, in: routes)
+            let childTiles = tile.children
+            for k in 0..<4 where !children[k].isEmpty {
+                stack.append(SubtreeTask(tile: childTiles[k], spans: children[k].spans))
+            }
+        }
+        return out
+    }
+}

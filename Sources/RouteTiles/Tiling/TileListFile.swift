@@ -1,0 +1,81 @@
+import Foundation
+
+/// A list of tiles, one `z/x/y` per line (the expire log the server writes); blank lines and lines starting with
+/// `#` are skipped, a trailing `.mvt`/`.pbf` is allowed. Errors name the file, the line and the column.
+public enum TileListFile {
+    public static func read(path: String) throws -> [TileID] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw InputError(file: path, message: "cannot read: \(error.localizedDescription)")
+        }
+        return try parse(String(decoding: data, as: UTF8.self), file: path)
+    }
+
+    public static func parse(_ text: String, file: String) throws -> [TileID] {
+        var tiles: [TileID] = []
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (index, line) in lines.enumerated() {
+            let indent = line.prefix(while: { $0 == " " || $0 == "\t" }).count
+            var body = line.dropFirst(indent)
+            while body.last == " " || body.last == "\t" { body = body.dropLast() }
+            if body.isEmpty || body.hasPrefix("#") { continue }
+            for suffix in [".mvt", ".pbf"] where body.hasSuffix(suffix) { body = body.dropLast(suffix.count) }
+            let fields = body.split(separator: "/", omittingEmptySubsequences: false)
+            var column = indent + 1
+            guard fields.count == 3 else {
+                throw InputError(file: file, location: .line(index + 1, column: column),
+                                 message: "expected z/x/y, found '\(body)'")
+            }
+            var numbers: [Int] = []
+            for (k, field) in fields.enumerated() {
+                guard let n = Int(field), n >= 0 else {
+                    throw InputError(file: file, location: .line(index + 1, column: column),
+                                     message: "\(["z", "x", "y"][k]) '\(field)' is not a non-negative integer")
+                }
+                numbers.append(n)
+                column += field.utf8.count + 1
+            }
+            let tile = TileID(z: numbers[0], x: numbers[1], y: numbers[2])
+            guard tile.isValid else {
+                throw InputError(file: file, location: .line(index + 1, column: indent + 1),
+                                 message: "\(tile) is not a tile (z ≤ \(TileID.maxZoom), x and y < 2^z)")
+            }
+            tiles.append(tile)
+        }
+        return tiles
+    }
+}
+
+/// Widens a set of tiles across zooms: each tile adds its parents and its children at every zoom of `zooms`
+/// (what a change to a tile's area invalidates at other zooms).
+public enum ZoomExpansion {
+    public static func expand(_ tiles: some Sequence<TileID>, to zooms: ClosedRange<Int>) -> Set<TileID> {
+        var out = Set<TileID>()
+        for tile in tiles {
+            for z in zooms {
+                if z <= tile.z {
+                    let shift = tile.z - z
+                    out.insert(TileID(z: z, x: tile.x >> shift, y: tile.y >> shift))
+                } else {
+                    let shift = z - tile.z
+                    for x in (tile.x << shift)..<((tile.x + 1) << shift) {
+                        for y in (tile.y << shift)..<((tile.y + 1) << shift) { out.insert(TileID(z: z, x: x, y: y)) }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Parses "a-b" (or one zoom "a").
+    public static func parse(_ text: String) throws -> ClosedRange<Int> {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard (1...2).contains(parts.count), let a = parts.first ?? nil, let b = parts.last ?? nil,
+              0 <= a, a <= b, b <= TileID.maxZoom else {
+            throw InputError(file: "--expand-zooms", message: "'\(text)' is not a zoom range a-b with 0 ≤ a ≤ b ≤ \(TileID.maxZoom)")
+        }
+        return a...b
+    }
+}

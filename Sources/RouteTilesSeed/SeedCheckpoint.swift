@@ -1,0 +1,84 @@
+import Foundation
+import RouteTiles
+import Synchronization
+
+/// The tiles a seed job has finished, in an append-only file of `z/x/y` lines. Each line is written as its tile
+/// finishes (so a killed process loses none) and the file is synced every `batch` tiles and at `close()` (so a
+/// machine crash loses at most a batch). The same job run again skips what it had done; a line cut short is ignored.
+public final class SeedCheckpoint: Sendable {
+    public let path: String
+    /// Tiles recorded by earlier runs.
+    public let done: Set<TileID>
+    private let state: Mutex<State>
+    private let batch: Int
+
+    private struct State {
+        var descriptor: Int32
+        var unsynced = 0
+    }
+
+    public init(path: String, batch: Int = 256) throws {
+        self.path = path
+        self.batch = max(1, batch)
+        var done = Set<TileID>()
+        if let data = FileManager.default.contents(atPath: path) {
+            let text = String(decoding: data, as: UTF8.self)
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            // The last piece has no newline: either empty or cut short.
+            lines.removeLast()
+            for (k, line) in lines.enumerated() {
+                guard let tile = TileID(String(line)) else {
+                    throw InputError(file: path, location: .line(k + 1, column: 1), message: "not a z/x/y tile: '\(line)'")
+                }
+                done.insert(tile)
+            }
+            // Drop a cut-short last line so that appends start on a fresh line.
+            let complete = (data.lastIndex(of: 0x0a).map { $0 + 1 }) ?? 0
+            if complete < data.count { truncate(path, off_t(complete)) }
+        }
+        self.done = done
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw StoreError(path: path, message: "cannot open the checkpoint: \(String(cString: strerror(errno)))")
+        }
+        state = Mutex(State(descriptor: fd))
+    }
+
+    deinit { state.withLock { _ = Glibc.close($0.descriptor) } }
+
+    /// Records a finished tile.
+    public func record(_ tile: TileID) throws {
+        try state.withLock { s in
+            try append(Array("\(tile.z)/\(tile.x)/\(tile.y)\n".utf8), to: s.descriptor)
+            s.unsynced += 1
+            if s.unsynced >= batch {
+                fsync(s.descriptor)
+                s.unsynced = 0
+            }
+        }
+    }
+
+    /// Syncs the file.
+    public func close() throws {
+        state.withLock { s in
+            fsync(s.descriptor)
+            s.unsynced = 0
+        }
+    }
+
+    /// One `write` of a whole line to a file opened with O_APPEND.
+    private func append(_ line: [UInt8], to fd: Int32) throws {
+        try line.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let n = write(fd, base + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw StoreError(path: path, message: "cannot write the checkpoint: \(String(cString: strerror(errno)))")
+                }
+                offset += n
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import RouteTiles
+
+/// What a seed job did: responses by status, bytes received, retries, tiles skipped as already done, and the tiles
+/// that failed with the reason.
+public struct SeedReport: Sendable {
+    public var statuses: [Int: Int] = [:]
+    public var bytes = 0
+    public var retries = 0
+    public var skipped = 0
+    public var failed: [(tile: TileID, reason: String)] = []
+    public var seconds = 0.0
+
+    public init() {}
+
+    public var succeeded: Int { statuses.filter { SeedReport.accepted.contains($0.key) }.values.reduce(0, +) }
+
+    /// The statuses that count as a warmed tile: content, no content (empty tile), not modified.
+    public static let accepted: Set<Int> = [200, 204, 304]
+
+    public var summary: String {
+        var text = String(format: "%d tiles warmed, %d failed, %d skipped (done before) in %.1f s (%.0f tiles/s), %d bytes, %d retries\n",
+                          succeeded, failed.count, skipped, seconds, seconds > 0 ? Double(succeeded) / seconds : 0, bytes, retries)
+        for status in statuses.keys.sorted() { text += "  HTTP \(status): \(statuses[status] ?? 0)\n" }
+        for f in failed.prefix(20) { text += "  failed \(f.tile): \(f.reason)\n" }
+        if failed.count > 20 { text += "  … and \(failed.count - 20) more failed tiles\n" }
+        return text
+    }
+}

@@ -1,0 +1,251 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import RouteTiles
+import RouteTilesSeed
+import Synchronization
+
+struct SeedCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seed",
+        abstract: "Pre-warm a tile server or CDN, or write tiles into a store, for exactly the tiles routes touch.",
+        discussion: """
+            Which tiles: by default the cover of the route files (every tile a build with the same options writes, \
+            computed without encoding); or --bbox W,S,E,N; or --tile-list FILE (z/x/y lines, such as the server's \
+            expire log), optionally widened with --expand-zooms a-b. Where to: --url 'https://host/tiles/{z}/{x}/{y}.mvt' \
+            (each tile fetched once; 200, 204 and 304 count as warmed) or --output X.mbtiles|X.pmtiles|DIR (tiles cut \
+            from the routes). --checkpoint FILE makes a --url job resumable; --shard i/n splits the tiles for n machines.
+            """)
+
+    @Argument(help: "Route files (needed for the route cover and for --output).", completion: .file())
+    var inputs: [String] = []
+
+    @OptionGroup var routeOptions: SeedRouteOptions
+
+    @Option(help: "All tiles meeting this box, in degrees: W,S,E,N.")
+    var bbox: String?
+
+    @Option(help: "A file of z/x/y lines (blank lines and # comments skipped).", completion: .file())
+    var tileList: String?
+
+    @Option(help: "With --tile-list: add each tile's parents and children at zooms a-b.")
+    var expandZooms: String?
+
+    @Flag(help: "Print the number of tiles per zoom and exit.")
+    var dryRun = false
+
+    @Option(help: "Tile URL template with {z}, {x} and {y} (or {-y}).")
+    var url: String?
+
+    @Option(name: .shortAndLong, help: "Write the tiles into X.mbtiles, X.pmtiles or a folder instead of requesting them.")
+    var output: String?
+
+    @Option(help: "Kind of --output, instead of telling it from the name (directory, mbtiles, pmtiles).")
+    var store: String?
+
+    @Flag(help: "Replace --output if it exists.")
+    var force = false
+
+    @Option(help: "Requests in flight (--url), or worker threads (--output).")
+    var concurrency = 8
+
+    @Option(help: "At most this many requests per second (0: no limit).")
+    var rate = 0.0
+
+    @Option(help: "Retries of a tile after a 5xx answer, a timeout or a connection error.")
+    var retries = 3
+
+    @Option(help: "Timeout of one request, in seconds.")
+    var timeout = 30
+
+    @Option(help: "File recording the tiles done; a job run again with it skips them.", completion: .file())
+    var checkpoint: String?
+
+    @Option(help: "Take part i of n (0-based) of the tiles, split by Hilbert order within each zoom.")
+    var shard: String?
+
+    @Flag(name: .shortAndLong, help: "No progress and no summary.")
+    var quiet = false
+
+    func validate() throws {
+        let sources = [bbox != nil, tileList != nil].filter { $0 }.count
+        if sources > 1 { throw ValidationError("give --bbox or --tile-list, not both") }
+        if sources == 0 && inputs.isEmpty { throw ValidationError("give route files, --bbox or --tile-list") }
+        if expandZooms != nil && tileList == nil { throw ValidationError("--expand-zooms goes with --tile-list") }
+        if !dryRun {
+            if (url == nil) == (output == nil) { throw ValidationError("give --url or --output (or --dry-run)") }
+            if output != nil && inputs.isEmpty { throw ValidationError("--output cuts tiles from route files: give them") }
+        }
+        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        if rate < 0 || !rate.isFinite { throw ValidationError("--rate must be a non-negative number") }
+        if retries < 0 { throw ValidationError("--retries must be at least 0") }
+        if timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
+        if let store, TileStoreFormat(rawValue: store.lowercased()) == nil {
+            throw ValidationError("unknown --store '\(store)'")
+        }
+        if checkpoint != nil && url == nil && !dryRun { throw ValidationError("--checkpoint goes with --url") }
+    }
+
+    func run() async throws {
+        let terminal = Terminal(quiet: quiet)
+        let options = routeOptions.tilingOptions
+        let zooms = options.minZoom...options.maxZoom
+        let part: TileShard
+        let template: TileURLTemplate?
+        do {
+            part = try shard.map { try TileShard(parsing: $0) } ?? .whole
+            template = try url.map { try TileURLTemplate($0) }
+        } catch {
+            throw failure("error: \(error)")
+        }
+        var tiler: RouteTiler?
+        if !inputs.isEmpty && (tileList == nil && bbox == nil || output != nil) {
+            let routes = try RouteInputs.read(inputs, format: routeOptions.inputFormat, options: routeOptions.readOptions,
+                                              terminal: terminal)
+            tiler = RouteTiler(routes: routes, options: options)
+        }
+        var all: Set<TileID>
+        do {
+            if let tileList {
+                var listed = try TileListFile.read(path: tileList)
+                if let expandZooms { listed = Array(ZoomExpansion.expand(listed, to: try ZoomExpansion.parse(expandZooms))) }
+                all = Set(listed.filter { zooms.contains($0.z) })
+            } else if let bbox {
+                let box = try BoundingBox(parsing: bbox)
+                all = []
+                for z in zooms { all.formUnion(box.tiles(zoom: z)) }
+            } else {
+                all = tiler?.cover() ?? []
+            }
+        } catch {
+            throw failure("error: \(error)")
+        }
+        let tiles = part.select(all)
+        if dryRun {
+            var counts: [Int: Int] = [:]
+            for t in tiles { counts[t.z, default: 0] += 1 }
+            var text = ""
+            for z in counts.keys.sorted() { text += "z\(z)\t\(counts[z] ?? 0)\n" }
+            text += "total\t\(tiles.count)\n"
+            FileHandle.standardOutput.write(Data(text.utf8))
+            return
+        }
+        if let template {
+            try await seedOverHTTP(tiles, template: template, terminal: terminal)
+        } else if let output, let tiler {
+            try writeTiles(tiles, tiler: tiler, output: output, terminal: terminal)
+        }
+    }
+
+    private func seedOverHTTP(_ tiles: [TileID], template: TileURLTemplate, terminal: Terminal) async throws {
+        var seeder = HTTPSeeder(template: template)
+        seeder.concurrency = concurrency
+        seeder.rate = rate
+        seeder.retries = retries
+        seeder.timeoutSeconds = Int64(timeout)
+        let recorder: SeedCheckpoint?
+        do {
+            recorder = try checkpoint.map { try SeedCheckpoint(path: $0) }
+        } catch {
+            throw failure("error: \(error)")
+        }
+        var configuration = HTTPClient.Configuration(decompression: .disabled)
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let started = Date()
+        let progress = SeedProgressLine(terminal: terminal, started: started)
+        let report = await seeder.run(tiles, client: client, checkpoint: recorder) { p in
+            progress.show(done: p.finished, total: p.total)
+        }
+        try? await client.shutdown()
+        progress.end()
+        if !quiet { FileHandle.standardError.write(Data(report.summary.utf8)) }
+        if !report.failed.isEmpty { throw ExitCode.failure }
+    }
+
+    private func writeTiles(_ tiles: [TileID], tiler: RouteTiler, output: String, terminal: Terminal) throws {
+        let started = Date()
+        let format = store.flatMap { TileStoreFormat(rawValue: $0.lowercased()) } ?? TileStoreFormat(path: output)
+        let sink: any TileStore
+        do {
+            sink = try format.makeStore(path: output, replace: force)
+        } catch {
+            throw failure("error: \(error)")
+        }
+        let cleanup = InterruptCleanup { sink.abort() }
+        defer { cleanup.cancel() }
+        let progress = SeedProgressLine(terminal: terminal, started: started)
+        let done = Atomic<Int>(0)
+        let written = Atomic<Int>(0)
+        let firstError = Mutex<(any Error)?>(nil)
+        let workers = min(concurrency, max(1, tiles.count))
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            guard let compressor = try? GzipCompressor(level: 6) else { return }
+            var k = worker
+            while k < tiles.count, firstError.withLock({ $0 == nil }) {
+                let tile = tiles[k]
+                do {
+                    if let mvt = tiler.tile(z: tile.z, x: tile.x, y: tile.y) {
+                        try sink.put(tile, gzipData: try compressor.compress(mvt))
+                        written.add(1, ordering: .relaxed)
+                    }
+                } catch {
+                    firstError.withLock { if $0 == nil { $0 = error } }
+                }
+                progress.show(done: done.add(1, ordering: .relaxed).newValue, total: tiles.count)
+                k += workers
+            }
+        }
+        progress.end()
+        do {
+            if let error = firstError.withLock({ $0 }) { throw error }
+            let name = format == .directory ? URL(fileURLWithPath: output).lastPathComponent
+                : URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
+            try sink.putMetadata(TilesetMetadata(name: name, tiler: tiler))
+            try sink.commit()
+        } catch {
+            sink.abort()
+            cleanup.waitIfInterrupted()
+            throw failure("error: \(error)")
+        }
+        if !quiet {
+            let seconds = Date().timeIntervalSince(started)
+            let text = String(format: "%d tiles of %d written in %.1f s (%.0f tiles/s)\n", written.load(ordering: .relaxed),
+                              tiles.count, seconds, seconds > 0 ? Double(tiles.count) / seconds : 0) + "wrote \(output)\n"
+            FileHandle.standardError.write(Data(text.utf8))
+        }
+    }
+}
+
+/// The progress of a seed job on standard error: tiles done of total, tiles/s and ETA. On a terminal one line
+/// redrawn at most every half second; otherwise (a log) one line every ten seconds.
+final class SeedProgressLine: Sendable {
+    let terminal: Terminal
+    let started: Date
+    private let last = Mutex<Double>(0)
+
+    init(terminal: Terminal, started: Date) {
+        self.terminal = terminal
+        self.started = started
+    }
+
+    func show(done: Int, total: Int) {
+        guard !terminal.quiet else { return }
+        let elapsed = Date().timeIntervalSince(started)
+        let interval = terminal.interactive ? 0.5 : 10
+        let due = last.withLock { last -> Bool in
+            guard elapsed - last >= interval else { return false }
+            last = elapsed
+            return true
+        }
+        guard due else { return }
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        let eta = rate > 0 ? Double(total - done) / rate : 0
+        let text = String(format: "%d/%d tiles  %.0f tiles/s  ETA %.0f s", done, total, rate, eta)
+        FileHandle.standardError.write(Data((terminal.interactive ? "\r\u{1B}[K  " + text : text + "\n").utf8))
+    }
+
+    func end() {
+        terminal.endProgress()
+    }
+}
