@@ -143,7 +143,8 @@ struct ServeCommand: AsyncParsableCommand {
             let files = inputs.isEmpty ? try Self.bundledSamples() : inputs
             let routes = try RouteInputs.read(files, format: format.flatMap { InputFormat(rawValue: $0.lowercased()) },
                                               options: ReadOptions(skipInvalid: skipInvalid), terminal: Terminal(quiet: false))
-            backend = .live(LiveRouteSet(routes: routes, options: tilingOptions))
+            // Live tiles have one layer: steps and maneuvers of directions responses are left out.
+            backend = .live(LiveRouteSet(routes: routes.filter(\.isInRoutesLayer), options: tilingOptions))
             name = inputs.count == 1 ? BuildCommand.defaultName(for: inputs[0]) : "routes"
         }
         let server: RouteTilesServer
