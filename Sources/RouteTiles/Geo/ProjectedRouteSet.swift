@@ -42,7 +42,9 @@ public struct ProjectedRouteSet: Sendable {
 
     /// Projects routes in order. Route `i` gets feature id from its numeric id as it is, else a stable 64-bit hash
     /// (FNV-1a) of its string id, else its input index.
-    public init(routes input: [Route]) {
+    /// Geodesic routes are densified until their drawn line stays within `geodesicTolerance` map points of the
+    /// true geodesic (see `GeodesicDensifier`).
+    public init(routes input: [Route], geodesicTolerance: Double = GeodesicDensifier.defaultTolerance) {
         let total = input.reduce(0) { $0 + $1.pointCount }
         xs.reserveCapacity(total)
         ys.reserveCapacity(total)
@@ -54,7 +56,7 @@ public struct ProjectedRouteSet: Sendable {
             let isPoint = route.kind == .point
             for part in route.parts where isPoint ? part.count >= 1 : part.count >= 2 {
                 let line = isPoint ? [part[0], part[0]]
-                    : AntimeridianUnwrap.unwrapped(route.geodesic ? GeodesicDensifier.densified(part) : part)
+                    : AntimeridianUnwrap.unwrapped(route.geodesic ? GeodesicDensifier.densified(part, tolerance: geodesicTolerance) : part)
                 var previous = line[0]
                 for c in line {
                     travelled += GeodesicDistance.metres(previous, c)

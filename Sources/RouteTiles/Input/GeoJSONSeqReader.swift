@@ -6,12 +6,25 @@
 public enum GeoJSONSeqReader {
     /// Streams the file at `path`.
     public static func read(path: String, options: ReadOptions) throws -> ReadResult {
-        let input = try ChunkedInput(path: path)
         var result = ReadResult()
-        try input.forEachRecord { record, line in
-            try readRecord(record, line: line, file: path, options: options, into: &result)
-        }
+        try forEachRecord(path: path, options: options) { result.append($0) }
         return result
+    }
+
+    /// Streams the file at `path`, handing `body` what each record yields; nothing is kept between records.
+    public static func forEachRecord(path: String, options: ReadOptions,
+                                     _ body: (ReadResult) throws -> Void) throws {
+        let input = try ChunkedInput(path: path)
+        try input.forEachRecord { record, line in
+            var result = ReadResult()
+            try readRecord(record, line: line, file: path, options: options, into: &result)
+            if !result.routes.isEmpty || !result.invalid.isEmpty || !result.skippedGeometries.isEmpty {
+                if options.geodesic {
+                    for i in result.routes.indices { result.routes[i].geodesic = true }
+                }
+                try body(result)
+            }
+        }
     }
 
     /// Reads a sequence held in memory.

@@ -60,9 +60,24 @@ public enum RouteReader {
             detected = InputFormat.detect(path: path, bytes: try ChunkedInput.head(ofPath: path))
         }
         if detected == .geojsonseq {
-            return try GeoJSONSeqReader.read(path: path, options: options)
+            var result = ReadResult()
+            try GeoJSONSeqReader.forEachRecord(path: path, options: options) { result.append($0) }
+            return result
         }
         return try read(bytes: try FileBytes.contents(atPath: path), name: path, format: detected, options: options)
+    }
+
+    /// Reads the file at `path` as `read(path:format:options:)` does, handing `body` the routes in pieces: one per
+    /// record for GeoJSON sequences and NDJSON (so that memory stays bounded when `body` keeps nothing), one for
+    /// the whole file otherwise.
+    public static func forEachPiece(path: String, format: InputFormat? = nil, options: ReadOptions = ReadOptions(),
+                                    _ body: (ReadResult) throws -> Void) throws {
+        let detected = try format ?? InputFormat.detect(path: path, bytes: ChunkedInput.head(ofPath: path))
+        if detected == .geojsonseq {
+            try GeoJSONSeqReader.forEachRecord(path: path, options: options, body)
+        } else {
+            try body(read(path: path, format: format, options: options))
+        }
     }
 
     /// Reads routes from bytes in memory (an HTTP body), in `format` or else the format found from `name`'s

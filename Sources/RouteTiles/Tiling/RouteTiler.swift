@@ -15,7 +15,8 @@ public final class RouteTiler: Sendable {
 
     /// Projects and indexes routes. `options.problem` must be nil.
     public convenience init(routes: [Route], options: TilingOptions) {
-        self.init(projected: ProjectedRouteSet(routes: routes), options: options)
+        self.init(projected: ProjectedRouteSet(routes: routes, geodesicTolerance: options.geodesicTolerance),
+                  options: options)
     }
 
     public init(projected: ProjectedRouteSet, options: TilingOptions) {
