@@ -125,23 +125,27 @@ extension RouteTilesResponder {
     }
 
     /// Routes from a body, in the format its Content-Type names, else the one its content shows.
-    static func readRoutes(_ body: [UInt8], contentType: String?) throws -> [Route] {
+    static func readRoutes(_ body: [UInt8], contentType: String?, options: ReadOptions = ReadOptions()) throws -> [Route] {
         let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        let named: InputFormat?
+        guard let format = mediaFormat(mediaType) ?? InputFormat.detect(path: "", bytes: body) else {
+            throw InputError(file: "request body", message: "cannot tell the format of the body; send it with "
+                                 + "Content-Type application/geo+json, application/geo+json-seq, "
+                                 + "application/x-ndjson, application/gpx+xml or text/csv (polylines and directions "
+                                 + "responses are recognised by content)")
+        }
+        // Live tiles have one layer: steps and maneuvers of directions responses are left out.
+        return try RouteReader.read(bytes: body, name: "request body", format: format, options: options).routes
+            .filter(\.isInRoutesLayer)
+    }
+
+    /// The reader format a media type names, or nil when the content must tell.
+    static func mediaFormat(_ mediaType: String) -> InputFormat? {
         switch mediaType {
-        case "application/geo+json", "application/vnd.geo+json": named = .geojson
-        case "text/csv": named = .csv
-        default: named = nil
+        case "application/geo+json", "application/vnd.geo+json": return .geojson
+        case "text/csv": return .csv
+        case "application/gpx+xml": return .gpx
+        case "application/geo+json-seq", "application/x-ndjson", "application/ndjson", "application/jsonl": return .geojsonseq
+        default: return nil
         }
-        guard let format = named ?? InputFormat.detect(path: "", bytes: body) else {
-            throw InputError(file: "request body", message: "cannot tell the format of the body; send GeoJSON with "
-                                 + "Content-Type application/geo+json or CSV with text/csv")
-        }
-        let result: ReadResult
-        switch format {
-        case .geojson: result = try GeoJSONReader.read(body, file: "request body", options: ReadOptions())
-        case .csv: result = try CSVReader.read(body, file: "request body", options: ReadOptions())
-        }
-        return result.routes
     }
 }

@@ -7,8 +7,10 @@ struct BuildCommand: ParsableCommand {
         commandName: "build",
         abstract: "Build a tile pyramid ({z}/{x}/{y}.mvt and metadata.json) from route files.",
         discussion: """
-            Inputs: GeoJSON (FeatureCollection, Feature, LineString, MultiLineString) and CSV with a header \
-            (lat/latitude and lon/lng/longitude columns; an optional route or id column groups rows into routes). \
+            Inputs: GeoJSON (FeatureCollection, Feature, LineString, MultiLineString), GeoJSON text sequences and \
+            NDJSON (streamed), CSV with a header (lat/latitude and lon/lng/longitude columns; an optional route or id \
+            column groups rows into routes), encoded polylines (one per line, optionally id<TAB>polyline), GPX 1.1, \
+            and Google, OSRM or Valhalla directions responses (layers routes, steps and maneuvers). \
             The pyramid is written into a staging folder beside the output and moved into place at the end, so an \
             interrupted build leaves any previous pyramid as it was.
             """)
@@ -25,8 +27,8 @@ struct BuildCommand: ParsableCommand {
     @Flag(help: "Replace the output if it exists.")
     var force = false
 
-    @Option(help: "Input format, instead of detecting it from the name and content (geojson, csv).")
-    var format: String?
+    @OptionGroup(title: "Reading")
+    var reading: ReadingOptions
 
     @Option(help: "Lowest zoom written.")
     var minzoom = 0
@@ -61,18 +63,6 @@ struct BuildCommand: ParsableCommand {
     @Option(help: "Public URL of the pyramid: writes tiles.json (TileJSON 3.0.0) with absolute tile URLs.")
     var baseUrl: String?
 
-    @Option(help: "CSV: the latitude column, instead of lat or latitude.")
-    var latColumn: String?
-
-    @Option(help: "CSV: the longitude column, instead of lon, lng, long or longitude.")
-    var lonColumn: String?
-
-    @Option(help: "CSV: the column that groups rows into routes, instead of route or id.")
-    var routeColumn: String?
-
-    @Flag(help: "Skip invalid routes (reporting how many) instead of stopping at the first one.")
-    var skipInvalid = false
-
     @Option(help: "Worker threads. Default: one per core.")
     var threads: Int?
 
@@ -96,10 +86,6 @@ struct BuildCommand: ParsableCommand {
         if let problem = tilingOptions.problem { throw ValidationError(problem) }
         if !(0...9).contains(compressionLevel) { throw ValidationError("--compression-level must lie in 0...9") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        if let format, InputFormat(rawValue: format.lowercased()) == nil {
-            throw ValidationError("unknown --format '\(format)'; known: "
-                + InputFormat.allCases.map(\.rawValue).joined(separator: ", "))
-        }
         if let store, TileStoreFormat(rawValue: store.lowercased()) == nil {
             throw ValidationError("unknown --store '\(store)'; known: "
                 + TileStoreFormat.allCases.map(\.rawValue).joined(separator: ", "))
@@ -155,9 +141,8 @@ struct BuildCommand: ParsableCommand {
     }
 
     private func readInputs(terminal: Terminal) throws -> [Route] {
-        let options = ReadOptions(skipInvalid: skipInvalid, latColumn: latColumn, lonColumn: lonColumn,
-                                  routeColumn: routeColumn)
-        let forced = format.flatMap { InputFormat(rawValue: $0.lowercased()) }
+        let options = reading.readOptions
+        let forced = reading.inputFormat
         var all = ReadResult(routes: [], skippedGeometries: [:], invalid: [])
         for input in inputs {
             do {

@@ -43,11 +43,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Name of the vector tile layer.")
     var layer = "routes"
 
-    @Option(help: "Input format, instead of detecting it (\(InputFormat.allCases.map(\.rawValue).joined(separator: ", "))).")
-    var format: String?
-
-    @Flag(help: "Skip invalid routes instead of refusing to start.")
-    var skipInvalid = false
+    @OptionGroup(title: "Reading")
+    var reading: ReadingOptions
 
     @Option(help: "Public base URL (behind a proxy or CDN) for the tile URLs in tiles.json. Default: from the request's Host.")
     var publicUrl: String?
@@ -104,9 +101,6 @@ struct ServeCommand: AsyncParsableCommand {
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if queueLimit < 0 { throw ValidationError("--queue-limit must not be negative") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level '\(logLevel)'") }
-        if let format, InputFormat(rawValue: format.lowercased()) == nil {
-            throw ValidationError("unknown --format '\(format)'")
-        }
         if let writeToken, writeToken.count < 8 { throw ValidationError("--write-token must be at least 8 characters") }
     }
 
@@ -144,9 +138,10 @@ struct ServeCommand: AsyncParsableCommand {
                 : URL(fileURLWithPath: tiles).deletingPathExtension().lastPathComponent
         } else {
             let files = inputs.isEmpty ? try Self.bundledSamples() : inputs
-            let routes = try RouteInputs.read(files, format: format.flatMap { InputFormat(rawValue: $0.lowercased()) },
-                                              options: ReadOptions(skipInvalid: skipInvalid), terminal: Terminal(quiet: false))
-            backend = .live(LiveRouteSet(routes: routes, options: tilingOptions))
+            let routes = try RouteInputs.read(files, format: reading.inputFormat, options: reading.readOptions,
+                                              terminal: Terminal(quiet: false))
+            // Live tiles have one layer: steps and maneuvers of directions responses are left out.
+            backend = .live(LiveRouteSet(routes: routes.filter(\.isInRoutesLayer), options: tilingOptions))
             name = inputs.count == 1 ? BuildCommand.defaultName(for: inputs[0]) : "routes"
         }
         let server: RouteTilesServer

@@ -14,6 +14,11 @@ public struct ProjectedRouteSet: Sendable {
         /// The route's lines: `firstLine ..< firstLine + lineCount`.
         public var firstLine: Int
         public var lineCount: Int
+        /// Index into `layers`: 0 is the tiling options' layer.
+        public var layer: Int = 0
+        /// Drawn as points: each line holds one position twice (a zero-length segment), which the cutter writes
+        /// as one point.
+        public var isPoint: Bool = false
     }
 
     public internal(set) var xs: [Double] = []
@@ -23,6 +28,8 @@ public struct ProjectedRouteSet: Sendable {
     public internal(set) var lineStarts: [Int] = [0]
     public internal(set) var lineRoute: [Int32] = []
     public internal(set) var routes: [RouteInfo] = []
+    /// The layer names routes asked for, by `RouteInfo.layer`; nil (always first) is the tiling options' layer.
+    public internal(set) var layers: [String?] = [nil]
     /// The map-point bounds of every vertex (x may leave `0..<worldSize` for routes across the antimeridian).
     public internal(set) var bounds: MapRect = .empty
     /// Bounds in lon/lat: west, south, east, north (west/east are −180/180 when a route crosses the antimeridian).
@@ -35,7 +42,9 @@ public struct ProjectedRouteSet: Sendable {
 
     /// Projects routes in order. Route `i` gets feature id from its numeric id as it is, else a stable 64-bit hash
     /// (FNV-1a) of its string id, else its input index.
-    public init(routes input: [Route]) {
+    /// Geodesic routes are densified until their drawn line stays within `geodesicTolerance` map points of the
+    /// true geodesic (see `GeodesicDensifier`).
+    public init(routes input: [Route], geodesicTolerance: Double = GeodesicDensifier.defaultTolerance) {
         let total = input.reduce(0) { $0 + $1.pointCount }
         xs.reserveCapacity(total)
         ys.reserveCapacity(total)
@@ -44,8 +53,10 @@ public struct ProjectedRouteSet: Sendable {
         for (index, route) in input.enumerated() {
             let firstLine = lineRoute.count
             var travelled = 0.0
-            for part in route.parts where part.count >= 2 {
-                let line = AntimeridianUnwrap.unwrapped(part)
+            let isPoint = route.kind == .point
+            for part in route.parts where isPoint ? part.count >= 1 : part.count >= 2 {
+                let line = isPoint ? [part[0], part[0]]
+                    : AntimeridianUnwrap.unwrapped(route.geodesic ? GeodesicDensifier.densified(part, tolerance: geodesicTolerance) : part)
                 var previous = line[0]
                 for c in line {
                     travelled += GeodesicDistance.metres(previous, c)
@@ -63,9 +74,18 @@ public struct ProjectedRouteSet: Sendable {
             }
             let lineCount = lineRoute.count - firstLine
             guard lineCount > 0 else { continue }
+            var layer = 0
+            if let name = route.layer {
+                if let known = layers.firstIndex(of: name) {
+                    layer = known
+                } else {
+                    layer = layers.count
+                    layers.append(name)
+                }
+            }
             routes.append(RouteInfo(featureID: Self.featureID(for: route.id, index: index),
                                     properties: route.properties, lengthMetres: travelled,
-                                    firstLine: firstLine, lineCount: lineCount))
+                                    firstLine: firstLine, lineCount: lineCount, layer: layer, isPoint: isPoint))
         }
         geographicBounds = Self.geographicBounds(of: bounds, south: south, north: north)
     }

@@ -9,10 +9,16 @@ public struct ReadOptions: Sendable {
     public var lonColumn: String?
     /// CSV: the column whose values group rows into routes, instead of `route` or `id`.
     public var routeColumn: String?
+    /// Encoded polylines: 5 (Google) or 6 (OSRM `polyline6`, Valhalla). Directions responses set their own.
+    public var precision: Int = 5
+    /// Mark every route read as geodesic (`--geodesic`).
+    public var geodesic: Bool = false
 
     public init(skipInvalid: Bool = false, latColumn: String? = nil, lonColumn: String? = nil,
-                routeColumn: String? = nil) {
+                routeColumn: String? = nil, precision: Int = 5, geodesic: Bool = false) {
         self.skipInvalid = skipInvalid
+        self.precision = precision
+        self.geodesic = geodesic
         self.latColumn = latColumn
         self.lonColumn = lonColumn
         self.routeColumn = routeColumn
@@ -44,20 +50,60 @@ public struct ReadResult: Sendable {
 /// Reads a route file of any supported format.
 public enum RouteReader {
     /// Reads the file at `path`, in `format` or else the format `InputFormat.detect` finds. Errors name `path` as
-    /// the file.
+    /// the file. GeoJSON text sequences and NDJSON are streamed; other formats are read whole.
     public static func read(path: String, format: InputFormat? = nil,
                             options: ReadOptions = ReadOptions()) throws -> ReadResult {
-        let bytes = try FileBytes.contents(atPath: path)
+        let detected: InputFormat?
+        if let format {
+            detected = format
+        } else {
+            detected = InputFormat.detect(path: path, bytes: try ChunkedInput.head(ofPath: path))
+        }
+        if detected == .geojsonseq {
+            var result = ReadResult()
+            try GeoJSONSeqReader.forEachRecord(path: path, options: options) { result.append($0) }
+            return result
+        }
+        return try read(bytes: try FileBytes.contents(atPath: path), name: path, format: detected, options: options)
+    }
+
+    /// Reads the file at `path` as `read(path:format:options:)` does, handing `body` the routes in pieces: one per
+    /// record for GeoJSON sequences and NDJSON (so that memory stays bounded when `body` keeps nothing), one for
+    /// the whole file otherwise.
+    public static func forEachPiece(path: String, format: InputFormat? = nil, options: ReadOptions = ReadOptions(),
+                                    _ body: (ReadResult) throws -> Void) throws {
+        let detected = try format ?? InputFormat.detect(path: path, bytes: ChunkedInput.head(ofPath: path))
+        if detected == .geojsonseq {
+            try GeoJSONSeqReader.forEachRecord(path: path, options: options, body)
+        } else {
+            try body(read(path: path, format: format, options: options))
+        }
+    }
+
+    /// Reads routes from bytes in memory (an HTTP body), in `format` or else the format found from `name`'s
+    /// extension and the content. Errors name `name` as the file.
+    public static func read(bytes: [UInt8], name: String, format: InputFormat? = nil,
+                            options: ReadOptions = ReadOptions()) throws -> ReadResult {
         guard bytes.contains(where: { !InputFormat.isSpace($0) }) else {
-            throw InputError(file: path, message: "file is empty")
+            throw InputError(file: name, message: "file is empty")
         }
-        guard let format = format ?? InputFormat.detect(path: path, bytes: bytes) else {
-            throw InputError(file: path, message: "cannot tell the format: the file is neither GeoJSON (starts with "
-                                 + "'{') nor CSV with latitude and longitude columns; name it .geojson, .json or .csv")
+        guard let format = format ?? InputFormat.detect(path: name, bytes: bytes) else {
+            throw InputError(file: name, message: "cannot tell the format: not GeoJSON, a GeoJSON sequence, "
+                                 + "directions JSON, GPX, encoded polylines, nor CSV with latitude and longitude "
+                                 + "columns; name the file by its format or pass --format")
         }
+        var result: ReadResult
         switch format {
-        case .geojson: return try GeoJSONReader.read(bytes, file: path, options: options)
-        case .csv: return try CSVReader.read(bytes, file: path, options: options)
+        case .geojson: result = try GeoJSONReader.read(bytes, file: name, options: options)
+        case .csv: result = try CSVReader.read(bytes, file: name, options: options)
+        case .polyline: result = try PolylineReader.read(bytes, file: name, options: options)
+        case .directions: result = try DirectionsReader.read(bytes, file: name, options: options)
+        case .gpx: result = try GPXReader.read(bytes, file: name, options: options)
+        case .geojsonseq: result = try GeoJSONSeqReader.read(bytes: bytes, file: name, options: options)
         }
+        if options.geodesic {
+            for i in result.routes.indices { result.routes[i].geodesic = true }
+        }
+        return result
     }
 }

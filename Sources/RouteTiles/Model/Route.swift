@@ -8,7 +8,7 @@ public enum RouteID: Hashable, Sendable {
 
 /// A route as read from input: an id, its properties, and one or more lines of lon/lat positions.
 ///
-/// Every part has at least two positions; readers reject or skip anything less.
+/// Every part of a line route has at least two positions; readers reject or skip anything less.
 public struct Route: Sendable {
     public var id: RouteID?
     public var properties: [Property]
@@ -17,15 +17,30 @@ public struct Route: Sendable {
     public var origin: String
     /// Follow great circles between positions (`--geodesic`, or the property `"geodesic": true`).
     public var geodesic: Bool
+    /// The vector tile layer of the route's features; nil: the tiling options' layer (`routes`).
+    public var layer: String?
+    /// Lines, or points (a maneuver): a point route has parts of one position each.
+    public var kind: RouteKind
 
     public init(id: RouteID? = nil, properties: [Property] = [], parts: [[Coordinate]], origin: String = "",
-                geodesic: Bool = false) {
+                geodesic: Bool = false, layer: String? = nil, kind: RouteKind = .line) {
         self.id = id
         self.properties = properties
         self.parts = parts
         self.origin = origin
         self.geodesic = geodesic
+        self.layer = layer
+        self.kind = kind
     }
 
+    /// True for a line route of the default layer or of directions' `routes` layer (not a step or a maneuver).
+    public var isInRoutesLayer: Bool { kind == .line && (layer == nil || layer == "routes") }
+
     public var pointCount: Int { parts.reduce(0) { $0 + $1.count } }
+}
+
+/// Whether a route is drawn as lines or as points.
+public enum RouteKind: Sendable, Equatable {
+    case line
+    case point
 }

@@ -32,6 +32,8 @@ public struct TilesetMetadata: Sendable, Equatable {
     /// The metadata of tiles cut with `options` from the routes of `routeSets` together.
     public init(name: String, options: TilingOptions, routeSets: [ProjectedRouteSet]) {
         var fields: [String: String] = ["length_m": "Number"]
+        var otherLayers: [String: [String: String]] = [:]
+        var layerOrder: [String] = []
         if options.lineMetrics {
             for key in ["start_m", "end_m", "mapbox_clip_start", "mapbox_clip_end"] { fields[key] = "Number" }
         }
@@ -39,14 +41,21 @@ public struct TilesetMetadata: Sendable, Equatable {
         var south = Double.infinity, north = -Double.infinity
         for set in routeSets {
             for route in set.routes {
+                let name = set.layers[route.layer] ?? options.layerName
+                var layerFields = name == options.layerName ? fields : otherLayers[name] ?? [:]
+                if name != options.layerName, otherLayers[name] == nil {
+                    layerOrder.append(name)
+                    if !route.isPoint { layerFields["length_m"] = "Number" }
+                }
                 for property in route.properties where !RouteTiler.reservedKeys.contains(property.key) {
                     let type = property.value.fieldType
-                    if let known = fields[property.key], known != type {
-                        fields[property.key] = "Mixed"
+                    if let known = layerFields[property.key], known != type {
+                        layerFields[property.key] = "Mixed"
                     } else {
-                        fields[property.key] = type
+                        layerFields[property.key] = type
                     }
                 }
+                if name == options.layerName { fields = layerFields } else { otherLayers[name] = layerFields }
             }
             mapBounds.formUnion(set.bounds)
             if let b = set.geographicBounds {
@@ -71,7 +80,9 @@ public struct TilesetMetadata: Sendable, Equatable {
             if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
             centre = [(lon * 1e6).rounded() / 1e6, (mid.latitude * 1e6).rounded() / 1e6, Double(zoom)]
         }
-        self.init(name: name, layers: [VectorLayerInfo(id: options.layerName, fields: fields)],
+        let layers = [VectorLayerInfo(id: options.layerName, fields: fields)]
+            + layerOrder.map { VectorLayerInfo(id: $0, fields: otherLayers[$0] ?? [:]) }
+        self.init(name: name, layers: layers,
                   minZoom: options.minZoom, maxZoom: options.maxZoom, bounds: bounds, center: centre)
     }
 

@@ -8,10 +8,15 @@ public final class RouteTiler: Sendable {
     let rootSpans: [SegmentSpan]
     let index: SegmentIndex
     let featureProperties: [[Property]]
+    /// The names of the layers this tiler writes, distinct, the options' layer first.
+    public let layerNames: [String]
+    /// For each of `routes.layers`, its index in `layerNames`.
+    let layerSlots: [Int]
 
     /// Projects and indexes routes. `options.problem` must be nil.
     public convenience init(routes: [Route], options: TilingOptions) {
-        self.init(projected: ProjectedRouteSet(routes: routes), options: options)
+        self.init(projected: ProjectedRouteSet(routes: routes, geodesicTolerance: options.geodesicTolerance),
+                  options: options)
     }
 
     public init(projected: ProjectedRouteSet, options: TilingOptions) {
@@ -21,6 +26,23 @@ public final class RouteTiler: Sendable {
         rootSpans = Self.rootSpans(projected, options: options)
         index = SegmentIndex(spans: rootSpans, set: projected)
         featureProperties = projected.routes.map(Self.featureProperties)
+        (layerNames, layerSlots) = Self.layerSlots(projected, options: options)
+    }
+
+    /// Distinct layer names (a route layer named like the options' layer joins it) and each set layer's slot.
+    static func layerSlots(_ set: ProjectedRouteSet, options: TilingOptions) -> ([String], [Int]) {
+        var names: [String] = []
+        var slots: [Int] = []
+        for layer in set.layers {
+            let name = layer ?? options.layerName
+            if let known = names.firstIndex(of: name) {
+                slots.append(known)
+            } else {
+                slots.append(names.count)
+                names.append(name)
+            }
+        }
+        return (names, slots)
     }
 
     /// A tiler from parts already computed (see `appending`).
@@ -32,6 +54,7 @@ public final class RouteTiler: Sendable {
         self.rootSpans = rootSpans
         self.index = index
         self.featureProperties = featureProperties
+        (layerNames, layerSlots) = Self.layerSlots(routes, options: options)
     }
 
     /// The smallest squared tolerance any simplified zoom asks for; detail below it is never needed.
@@ -43,6 +66,7 @@ public final class RouteTiler: Sendable {
     /// A route's properties as its features carry them: its own, less the reserved keys, then `length_m`.
     static func featureProperties(_ info: ProjectedRouteSet.RouteInfo) -> [Property] {
         var properties = info.properties.filter { !reservedKeys.contains($0.key) }
+        if info.isPoint { return properties }
         properties.append(Property("length_m", TileCutter.metres(info.lengthMetres)))
         return properties
     }
@@ -96,7 +120,8 @@ public final class RouteTiler: Sendable {
 
     /// A cutter with its own scratch space, for one thread.
     func makeCutter() -> TileCutter {
-        TileCutter(set: routes, importance: importance, options: options, featureProperties: featureProperties)
+        TileCutter(set: routes, importance: importance, options: options, featureProperties: featureProperties,
+                   layerSlots: layerSlots)
     }
 
     /// The uncompressed MVT of one tile, or nil when no route touches it. The work is proportional to what lies in
@@ -111,6 +136,13 @@ public final class RouteTiler: Sendable {
     /// Cuts and encodes one tile from its spans; nil when it holds no feature.
     func encode(_ tile: TileID, spans: [SegmentSpan], cutter: inout TileCutter) -> [UInt8]? {
         guard !spans.isEmpty else { return nil }
+        if layerNames.count > 1 {
+            var layers = layerNames.map { VectorLayerBuilder(name: $0, extent: UInt32(options.extent)) }
+            guard cutter.cut(tile, spans: spans, into: &layers) > 0 else { return nil }
+            var tileBuilder = VectorTileBuilder()
+            for layer in layers where !layer.isEmpty { tileBuilder.addLayer(layer) }
+            return tileBuilder.encode()
+        }
         var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
         guard cutter.cut(tile, spans: spans, into: &layer) > 0 else { return nil }
         var tileBuilder = VectorTileBuilder()

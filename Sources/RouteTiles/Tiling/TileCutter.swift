@@ -19,13 +19,17 @@ struct TileCutter {
     let options: TilingOptions
     /// Per route, its properties followed by `length_m`, built once.
     let featureProperties: [[Property]]
+    /// For each layer of the set, the index of its layer builder (see `cut(_:spans:into:)` with several layers).
+    let layerSlots: [Int]
 
     private var candidates: [Candidate] = []
     private var geometry = TileGeometry()
     private var partProperties: [Property] = []
 
-    init(set: ProjectedRouteSet, importance: [Double], options: TilingOptions, featureProperties: [[Property]]) {
+    init(set: ProjectedRouteSet, importance: [Double], options: TilingOptions, featureProperties: [[Property]],
+         layerSlots: [Int] = [0]) {
         self.set = set
+        self.layerSlots = layerSlots
         self.importance = importance
         self.options = options
         self.featureProperties = featureProperties
@@ -50,6 +54,52 @@ struct TileCutter {
             index = end
         }
         return added
+    }
+
+    /// Features of the tile `tile` built from `spans`, each added to the builder of its route's layer.
+    @discardableResult
+    mutating func cut(_ tile: TileID, spans: [SegmentSpan], into layers: inout [VectorLayerBuilder]) -> Int {
+        let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
+        let frame = Self.frame(tile, options: options)
+        var added = 0
+        var index = 0
+        while index < spans.count {
+            let route = Int(set.lineRoute[Int(spans[index].line)])
+            var end = index + 1
+            while end < spans.count, Int(set.lineRoute[Int(spans[end].line)]) == route { end += 1 }
+            let slot = layerSlots[set.routes[route].layer]
+            added += cutRoute(route, spans: spans[index..<end], box: box, frame: frame, into: &layers[slot])
+            index = end
+        }
+        return added
+    }
+
+    private static func frame(_ tile: TileID, options: TilingOptions) -> Frame {
+        let size = WebMercator.tileSize(zoom: tile.z)
+        var frame = Frame(originX: Double(tile.x) * size, originY: Double(tile.y) * size,
+                          scale: Double(options.extent) / size, low: Double(-options.buffer),
+                          high: Double(options.extent + options.buffer))
+        frame.squaredTolerance = options.squaredTolerance(zoom: tile.z)
+        return frame
+    }
+
+    /// The points of a point route that lie in the buffered tile, as one Point feature.
+    private mutating func cutPoints(_ route: Int, spans: ArraySlice<SegmentSpan>, box: MapRect, frame: Frame,
+                                    into layer: inout VectorLayerBuilder) -> Int {
+        geometry.removeAll()
+        geometry.kind = .point
+        defer { geometry.kind = .lineString }
+        for span in spans {
+            let dx = Double(span.shift) * WebMercator.worldSize
+            for i in Int(span.first)..<Int(span.end) where set.xs[i] == set.xs[i + 1] && set.ys[i] == set.ys[i + 1] {
+                let x = set.xs[i] + dx, y = set.ys[i]
+                guard x >= box.minX, x <= box.maxX, y >= box.minY, y <= box.maxY else { continue }
+                geometry.appendPart(CollectionOfOne(frame.quantize(x, y)))
+            }
+        }
+        guard !geometry.isEmpty else { return 0 }
+        let info = set.routes[route]
+        return layer.addFeature(id: info.featureID, geometry: geometry, properties: featureProperties[route]) ? 1 : 0
     }
 
     /// How map points become tile units in one tile.
@@ -79,6 +129,9 @@ struct TileCutter {
 
     private mutating func cutRoute(_ route: Int, spans: ArraySlice<SegmentSpan>, box: MapRect, frame: Frame,
                                    into layer: inout VectorLayerBuilder) -> Int {
+        if set.routes[route].isPoint {
+            return cutPoints(route, spans: spans, box: box, frame: frame, into: &layer)
+        }
         geometry.removeAll()
         candidates.removeAll(keepingCapacity: true)
         var collapsed: Collapsed?

@@ -28,6 +28,11 @@ public struct TilingOptions: Sendable, Equatable {
         return nil
     }
 
+    /// Half a tile unit at `maxZoom`, in map points: how far a densified geodesic may depart from the true one.
+    public var geodesicTolerance: Double {
+        0.5 * WebMercator.tileSize(zoom: maxZoom) / Double(extent)
+    }
+
     /// The squared Douglas–Peucker tolerance at zoom z in map points², or −1 where nothing is simplified.
     public func squaredTolerance(zoom: Int) -> Double {
         if simplification == 0 || (zoom >= maxZoom && !simplifyAtMaxZoom) { return -1 }

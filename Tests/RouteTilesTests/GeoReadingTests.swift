@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import RouteTiles
+
+@Suite struct GeoReadingTests {
+    static let lax = Coordinate(longitude: -118.4080684, latitude: 33.9424955)
+    static let jfk = Coordinate(longitude: -73.7789256, latitude: 40.6397511)
+
+    @Test func laxToJFKIsTheEllipsoidalLength() throws {
+        let line = GeodesicLine(from: Self.lax, to: Self.jfk)
+        #expect(abs(line.length - 3_982_945) < 1)
+        #expect(abs(GeodesicDistance.metres(Self.lax, Self.jfk) - 3_982_945) < 1)
+        // The direct formula lands back on JFK.
+        let end = line.point(at: 0.999999999)
+        #expect(GeodesicDistance.metres(end, Self.jfk) < 0.1)
+        // A geodesic route's length_m is the ellipsoidal length.
+        let tiler = RouteTiler(routes: [Route(parts: [[Self.lax, Self.jfk]], geodesic: true)], options: TilingOptions())
+        #expect(abs(tiler.routes.routes[0].lengthMetres - 3_982_945) < 1)
+    }
+
+    /// The densified line departs from the exact geodesic by at most half a tile unit at the maximum zoom.
+    @Test(arguments: [(lax, jfk), (Coordinate(longitude: 139.78, latitude: 35.55),
+                                   Coordinate(longitude: -122.38, latitude: 37.62)),
+                      (Coordinate(longitude: -10, latitude: -30), Coordinate(longitude: 20, latitude: 40))])
+    func densificationErrorIsWithinHalfATileUnit(from a: Coordinate, to b: Coordinate) {
+        var options = TilingOptions()
+        options.maxZoom = 12
+        let tolerance = 0.5 * WebMercator.tileSize(zoom: options.maxZoom) / Double(options.extent)
+        let densified = GeodesicDensifier.densified([a, b], tolerance: tolerance)
+        #expect(densified.count > 2)
+        let projected = densified.map(WebMercator.project)
+        let geodesic = GeodesicLine(from: a, to: densified[densified.count - 1])
+        var worst = 0.0
+        for k in 0...2000 {
+            var c = geodesic.point(at: Double(k) / 2000)
+            c.longitude = a.longitude + remainder(c.longitude - a.longitude, 360)
+            let p = WebMercator.project(c)
+            var nearest = Double.infinity
+            for i in 1..<projected.count {
+                nearest = min(nearest, GeodesicDensifier.distance(from: p, toSegment: projected[i - 1], projected[i]))
+            }
+            worst = max(worst, nearest)
+        }
+        #expect(worst <= tolerance * 1.05, "worst departure \(worst) map points, tolerance \(tolerance)")
+        // And adaptivity: a looser tolerance needs fewer points.
+        #expect(GeodesicDensifier.densified([a, b], tolerance: tolerance * 64).count < densified.count)
+    }
+
+    /// A route from (179.5, 0) to (−179.5, 0) lies in the first and the last column of tiles at every zoom, and no
+    /// segment in any tile spans more than the tile and its buffer.
+    @Test(arguments: [false, true])
+    func routeAcrossTheAntimeridianStaysShort(geodesic: Bool) throws {
+        var options = TilingOptions()
+        options.maxZoom = 14
+        let route = Route(parts: [[Coordinate(longitude: 179.5, latitude: 0), Coordinate(longitude: -179.5, latitude: 0)]],
+                          geodesic: geodesic)
+        let tiler = RouteTiler(routes: [route], options: options)
+        let limit = Int32(options.extent + options.buffer), low = Int32(-options.buffer)
+        for z in 1...options.maxZoom {
+            let n = 1 << z
+            let y = n / 2
+            for x in [0, n - 1] {
+                let ys = [y - 1, y]
+                let tiles = ys.compactMap { tiler.tile(z: z, x: x, y: $0) }
+                #expect(!tiles.isEmpty, "z\(z) x\(x): no tile")
+                for bytes in tiles {
+                    let layer = try #require(try VectorTileDecoder.decode(bytes).layer(named: "routes"))
+                    for feature in layer.features {
+                        for part in feature.geometry.parts {
+                            for p in part {
+                                #expect(p.x >= low && p.x <= limit && p.y >= low && p.y <= limit)
+                            }
+                            for (a, b) in zip(part, part.dropFirst()) {
+                                #expect(abs(Int(a.x) - Int(b.x)) <= Int(limit - low), "z\(z): a segment spans the world")
+                            }
+                        }
+                    }
+                }
+            }
+            // Nothing in the middle of the world.
+            if z >= 2 { #expect(tiler.tile(z: z, x: n / 2, y: y) == nil) }
+        }
+    }
+
+    @Test func unwrappedInputAndWrappedInputGiveTheSameTiles() {
+        let wrapped = Route(parts: [coordinates([(178, 10), (-179, 11), (-175, 12)])])
+        let unwrapped = Route(parts: [coordinates([(178, 10), (181, 11), (185, 12)])])
+        let a = RouteTiler(routes: [wrapped], options: TilingOptions()), b = RouteTiler(routes: [unwrapped], options: TilingOptions())
+        for z in 0...6 {
+            let n = 1 << z
+            for x in [0, n - 1] {
+                let y = WebMercator.tile(containing: Coordinate(longitude: 179, latitude: 11), zoom: z).y
+                #expect(a.tile(z: z, x: x, y: y) == b.tile(z: z, x: x, y: y))
+                #expect(a.tile(z: z, x: x, y: y) != nil)
+            }
+        }
+    }
+}

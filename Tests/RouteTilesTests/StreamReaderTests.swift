@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+@testable import RouteTiles
+
+private func sample(_ name: String) -> String {
+    ExternalTool.packageRoot.appendingPathComponent("Tiles/samples/\(name)").path
+}
+
+@Suite struct StreamReaderTests {
+    @Test func gpxTracksSegmentsAndRoutes() throws {
+        let result = try RouteReader.read(path: sample("uetliberg-hikes.gpx"))
+        #expect(result.routes.count == 3)
+        #expect(result.routes.map(\.parts.count) == [1, 2, 1])
+        #expect(result.routes.map { $0.parts.map(\.count) } == [[240], [150, 150], [40]])
+        let first = result.routes[0].properties
+        #expect(first.first { $0.key == "name" }?.value == .string("Uetliberg & back"))
+        #expect(first.first { $0.key == "desc" }?.value == .string("Saturday hike"))
+        #expect(first.first { $0.key == "type" }?.value == .string("hiking"))
+        #expect(first.first { $0.key == "start_time" }?.value == .string("2026-06-01T07:00:00Z"))
+        #expect(first.first { $0.key == "end_time" }?.value == .string("2026-06-01T07:19:55Z"))
+        #expect(result.routes[1].properties.first { $0.key == "start_time" }?.value == .string("2026-06-01T07:30:00Z"))
+        #expect(result.routes[1].properties.first { $0.key == "end_time" }?.value == .string("2026-06-01T08:02:25Z"))
+        #expect(result.skippedGeometries == ["wpt": 1])
+    }
+
+    @Test func gpxErrorsHaveLineAndColumn() {
+        func error(_ text: String) -> String? {
+            inputError { _ = try GPXReader.read(Array(text.utf8), file: "t.gpx", options: ReadOptions()) }?.description
+        }
+        #expect(error("<gpx>\n <trk><trkseg><trkpt lat=\"91\" lon=\"1\"/></trkseg></trk></gpx>")
+            == "t.gpx:2:15: <trkpt>: latitude 91 is out of range [-90, 90]")
+        #expect(error("<gpx>\n<trk>\n</trkseg></gpx>") == "t.gpx:3:1: end tag </trkseg> does not close <trk>")
+        #expect(error("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"x\"/>")
+            == "t.gpx:1:19: <trkpt> lon=\"x\" is not a number")
+        #expect(error("<gpx>\n  <trk><name>a &bogus; b</name>") == "t.gpx:2:16: unknown entity '&bogus;'")
+        #expect(error("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"/></trkseg></trk>")
+            == "t.gpx:1:6: track or route has no segment of two or more points")
+        #expect(error("<gpx><trk>") == "t.gpx:1:11: the file ends inside <trk>")
+        #expect(error("<kml/>") == "t.gpx:1:1: expected a <gpx> root element, found <kml>")
+        let invalidUTF8: [UInt8] = Array("<gpx><trk><name>".utf8) + [0xC3, 0x28] + Array("</name></trk></gpx>".utf8)
+        #expect(inputError { _ = try GPXReader.read(invalidUTF8, file: "t.gpx", options: ReadOptions()) }?.description
+            == "t.gpx:1:17: invalid UTF-8 (GPX must be UTF-8)")
+    }
+
+    @Test func ndjsonStreamedEqualsReadWhole() throws {
+        let path = sample("delivery-vans.ndjson")
+        let streamed = try RouteReader.read(path: path)
+        let whole = try RouteReader.read(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: path))),
+                                         name: path, format: .geojsonseq)
+        #expect(streamed.routes.count == 8)
+        #expect(streamed.routes.map(\.parts) == whole.routes.map(\.parts))
+        #expect(streamed.routes.map(\.id) == (100..<108).map { RouteID.number(UInt64($0)) })
+        #expect(streamed.routes[2].origin == "\(path) line 3")
+    }
+
+    @Test func sequenceRecordsSplitAcrossChunksAndErrorsNameTheLine() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("seq.geojsons")
+        var text = ""
+        for i in 0..<50 {
+            text += "\u{1E}{\"type\":\"Feature\",\"properties\":{\"n\":\(i)},\"geometry\":{\"type\":\"LineString\","
+                + "\"coordinates\":[[\(i),1],[\(i),2]]}}\n"
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        // A tiny chunk size makes every record cross chunk boundaries.
+        let input = try ChunkedInput(path: path, chunkSize: 16)
+        var records = 0
+        try input.forEachRecord { record, _ in
+            if record.contains(where: { !InputFormat.isSpace($0) }) { records += 1 }
+        }
+        #expect(records == 50)
+        #expect(try RouteReader.read(path: path).routes.count == 50)
+
+        let bad = folder.path("bad.ndjson")
+        try "{\"type\":\"LineString\",\"coordinates\":[[0,0],[1,1]]}\n\n{\"type\":\"LineString\",\"coordinates\":[[0,0],[1,1]}\n"
+            .write(toFile: bad, atomically: true, encoding: .utf8)
+        let error = inputError { _ = try RouteReader.read(path: bad) }
+        #expect(error?.description.hasPrefix("\(bad):3:") == true)
+        let skipped = try RouteReader.read(path: bad, options: ReadOptions(skipInvalid: true))
+        #expect(skipped.routes.count == 1 && skipped.invalid.count == 1)
+    }
+
+    @Test func detection() {
+        #expect(InputFormat.detect(path: "a", bytes: Array("{\"type\":\"Feature\"}\n{\"type\":\"Feature\"}\n".utf8)) == .geojsonseq)
+        #expect(InputFormat.detect(path: "a", bytes: [0x1E] + Array("{}".utf8)) == .geojsonseq)
+        #expect(InputFormat.detect(path: "a", bytes: Array("{\n \"type\": \"Feature\"\n}\n".utf8)) == .geojson)
+        #expect(InputFormat.detect(path: "a", bytes: Array("<?xml version=\"1.0\"?><gpx/>".utf8)) == .gpx)
+        #expect(InputFormat.detect(path: "a", bytes: Array("_p~iF~ps|U_ulLnnqC_mqNvxq`@\n".utf8)) == .polyline)
+        #expect(InputFormat.detect(path: "a", bytes: Array("lat,lon\n1,2\n".utf8)) == .csv)
+        #expect(InputFormat.detect(path: "a", bytes: Array("hello world\n".utf8)) == nil)
+        #expect(InputFormat.detect(path: "a.ndjson", bytes: []) == .geojsonseq)
+        #expect(InputFormat.detect(path: "a.polyline", bytes: []) == .polyline)
+    }
+
+    /// Every bundled sample reads and builds into tiles.
+    @Test func everySampleBuilds() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: sample("")).filter { !$0.hasSuffix(".py") }.sorted()
+        #expect(names.count >= 10)
+        for name in names {
+            let result = try RouteReader.read(path: sample(name))
+            #expect(!result.routes.isEmpty, "\(name)")
+            var options = TilingOptions()
+            options.maxZoom = 8
+            let tiler = RouteTiler(routes: result.routes, options: options)
+            let builder = PyramidBuilder(tiler: tiler, threads: 1)
+            let sink = CountingSink()
+            let statistics = try builder.build(into: sink)
+            #expect(statistics.tilesPerZoom.values.reduce(0, +) > 0, "\(name)")
+        }
+    }
+}
+
+private final class CountingSink: TileSink, @unchecked Sendable {
+    func put(_ tile: TileID, gzipData: [UInt8]) throws {}
+}
