@@ -32,7 +32,7 @@ import Testing
 
     /// Starts a long build into `out`, stops it with `signal` once its staging file has grown, returns its status
     /// and the staging file's name.
-    func interruptBuild(input: String, out: String, signal: Int32) throws -> (Int32, String) {
+    func interruptBuild(input: String, out: String, signal: Int32) async throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
         process.arguments = ["build", input, "-o", out, "--maxzoom", "18", "--force", "--quiet"]
@@ -46,10 +46,12 @@ import Testing
         while Date() < deadline && process.isRunning {
             let size = (try? FileManager.default.attributesOfItem(atPath: parent + "/" + growing)[.size] as? Int) ?? 0
             if size > 200_000 { break }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         #expect(process.isRunning, "the build ended before it could be interrupted")
         kill(process.processIdentifier, signal)
+        // Waits without holding a concurrency-pool thread (the in-process servers of other tests need them).
+        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
         process.waitUntilExit()
         return (process.terminationStatus, growing)
     }
@@ -66,13 +68,13 @@ import Testing
         let big = tmp.path("big.geojson")
         try CLITests().writeLargeInput(big)
 
-        let (status, _) = try interruptBuild(input: big, out: out, signal: SIGTERM)
+        let (status, _) = try await interruptBuild(input: big, out: out, signal: SIGTERM)
         #expect(status == 128 + SIGTERM)
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == before)
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: tmp.url.path))
         #expect(left == [name, "big.geojson"], "left behind: \(left.sorted())")
 
-        let (killed, leftover) = try interruptBuild(input: big, out: out, signal: SIGKILL)
+        let (killed, leftover) = try await interruptBuild(input: big, out: out, signal: SIGKILL)
         #expect(killed == SIGKILL)
         #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == before)
         #expect(FileManager.default.fileExists(atPath: tmp.path(leftover)))

@@ -135,7 +135,7 @@ import Testing
     }
 
     /// Starts a long build over `out`, stops it with `signal` once its staging folder exists, and returns its status.
-    func interruptBuild(input: String, out: String, signal: Int32) throws -> (Int32, String) {
+    func interruptBuild(input: String, out: String, signal: Int32) async throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
         process.arguments = ["build", input, "-o", out, "--maxzoom", "18", "--force", "--quiet"]
@@ -147,10 +147,12 @@ import Testing
         // Wait until tiles are being written into the staging folder.
         while Date() < deadline && process.isRunning {
             if let zooms = try? FileManager.default.contentsOfDirectory(atPath: parent + "/" + staging), zooms.count > 3 { break }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         #expect(process.isRunning, "the build ended before it could be interrupted")
         kill(process.processIdentifier, signal)
+        // Waits without holding a concurrency-pool thread (the in-process servers of other tests need them).
+        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
         process.waitUntilExit()
         return (process.terminationStatus, staging)
     }
@@ -165,14 +167,14 @@ import Testing
         try writeLargeInput(big)
 
         // Ctrl-C: the staging folder is removed, the old pyramid stays.
-        let (status, _) = try interruptBuild(input: big, out: out, signal: SIGINT)
+        let (status, _) = try await interruptBuild(input: big, out: out, signal: SIGINT)
         #expect(status == 128 + SIGINT)
         #expect(try files(under: out) == before)
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: tmp.url.path))
         #expect(left == ["out", "big.geojson"], "left behind: \(left.sorted())")
 
         // kill -9: nothing can clean up, but the old pyramid is intact, and the next build sweeps the leftovers.
-        let (killed, staging) = try interruptBuild(input: big, out: out, signal: SIGKILL)
+        let (killed, staging) = try await interruptBuild(input: big, out: out, signal: SIGKILL)
         #expect(killed == SIGKILL)
         #expect(try files(under: out) == before)
         #expect(FileManager.default.fileExists(atPath: tmp.path(staging)))

@@ -92,7 +92,7 @@ private func tile(holding c: Coordinate, zoom: Int, routes: [Route]) throws -> D
         #expect(lines.features.allSatisfy { $0.kind == .lineString && $0.properties.contains { $0.key == "length_m" } })
     }
 
-    @Test func mapboxVectorTileReadsTheLayers() throws {
+    @Test func mapboxVectorTileReadsTheLayers() async throws {
         guard ExternalTool.required(ExternalTool.pythonHas("mapbox_vector_tile")) else { return }
         let result = try RouteReader.read(path: sample("zurich-osrm-route.json"))
         let maneuver = try #require(layer(result, "maneuvers").dropFirst().first)
@@ -105,7 +105,7 @@ private func tile(holding c: Coordinate, zoom: Int, routes: [Route]) throws -> D
         tile = mapbox_vector_tile.decode(sys.stdin.buffer.read())
         print(json.dumps({name: sorted(set(f['geometry']['type'] for f in layer['features'])) for name, layer in tile.items()}))
         """
-        let output = try ExternalTool.python(script, stdin: bytes)
+        let output = try await ExternalTool.pythonDetached(script, stdin: bytes)
         #expect(output.status == 0, "\(output.stderr)")
         let types = try JSONDecoder().decode([String: [String]].self, from: Data(output.stdout))
         #expect(types["maneuvers"] == ["Point"])

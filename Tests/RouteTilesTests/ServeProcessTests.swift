@@ -50,7 +50,7 @@ import Testing
     }
 
     func get(_ url: String) async throws -> (Int, [UInt8]) {
-        let response = try await TestServer.client.execute(HTTPClientRequest(url: url), timeout: .seconds(20))
+        let response = try await TestServer.client.execute(HTTPClientRequest(url: url), timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 16 << 20)
         return (Int(response.status.code), Array(body.readableBytesView))
     }
@@ -80,10 +80,10 @@ import Testing
         request.body = .stream(chunks, length: .known(Int64(bytes.count)))
         // Half the body goes out, the server starts the request, then SIGTERM arrives before the rest.
         feed.yield(ByteBuffer(bytes: bytes[..<40]))
-        async let response = TestServer.client.execute(request, timeout: .seconds(60))
+        async let response = TestServer.client.execute(request, timeout: .seconds(120))
         // SIGTERM only once the server has started the request: the POST and the metrics request itself in flight.
         var started = false
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(90)
         while !started, Date() < deadline {
             let (_, metrics) = try await get(serve.base + "/metrics")
             started = String(decoding: metrics, as: UTF8.self).split(separator: "\n")

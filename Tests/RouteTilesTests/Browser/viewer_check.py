@@ -29,7 +29,8 @@ try:
     while time.time() < deadline:
         state = driver.execute_script("""
             const m = window.map;
-            if (!m || !m.isStyleLoaded()) return {ready: false};
+            // Until MapLibre has loaded, window.map is the page's <div id="map"> (named access on window).
+            if (!m || typeof m.isStyleLoaded !== 'function' || !m.isStyleLoaded()) return {ready: false};
             return {ready: m.loaded() && m.areTilesLoaded() && !m.isMoving(), zoom: m.getZoom()};
         """)
         if state.get("ready"):

@@ -35,7 +35,7 @@ enum TestServer {
             request.method = method
             for (name, value) in headers { request.headers.add(name: name, value: value) }
             if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-            let response = try await TestServer.client.execute(request, timeout: .seconds(30))
+            let response = try await TestServer.client.execute(request, timeout: .seconds(120))
             let bytes = try await response.body.collect(upTo: 64 << 20)
             return Reply(status: Int(response.status.code), headers: response.headers, body: Array(bytes.readableBytesView))
         }
