@@ -113,3 +113,18 @@ private func sample(_ name: String) -> String {
 private final class CountingSink: TileSink, @unchecked Sendable {
     func put(_ tile: TileID, gzipData: [UInt8]) throws {}
 }
+
+@Suite struct LargeDirectionsDetectionTests {
+    /// A directions file larger than the 64 KB the reader looks at first is still recognised by content.
+    @Test func largeDirectionsFileIsDetected() throws {
+        let folder = try TemporaryFolder()
+        let steps = (0..<3000).map { _ in #"{"geometry":"_p~iF~ps|U_ulLnnqC","name":"x","distance":1,"duration":1,"maneuver":{"location":[-120.2,38.5],"type":"turn"}}"# }
+        let text = #"{"code":"Ok","routes":[{"geometry":"_p~iF~ps|U_ulLnnqC","legs":[{"steps":["#
+            + steps.joined(separator: ",") + "]}]}]}"
+        let path = folder.path("big.json")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(text.utf8.count > 65536)
+        let result = try RouteReader.read(path: path)
+        #expect(result.routes.filter { $0.layer == "maneuvers" }.count == 3000)
+    }
+}

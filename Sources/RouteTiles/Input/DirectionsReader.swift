@@ -40,7 +40,7 @@ public enum DirectionsReader {
     }
 
     /// True when `bytes` hold a JSON object with a `routes` or `trip` member and no `type` member at the top level.
-    /// Only the top level is walked; bytes that are not whole JSON give false.
+    /// Only the top level is walked; on bytes that are not whole JSON (the start of a file), what was seen decides.
     static func looksLikeDirections(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBufferPointer { buffer in
             var scanner = JSONScanner(bytes: buffer)
@@ -53,7 +53,7 @@ public enum DirectionsReader {
                     try scanner.skipValue()
                 }
             } catch {
-                return false
+                return found
             }
             return found
         }

@@ -96,8 +96,9 @@ private struct GPXDocumentReader {
                      "type" where parent == "trk" || parent == "rte":
                     draft?.properties.append(Property(String(local), .string(text.trimmingSpace)))
                 case "time" where parent == "trkpt" || parent == "rtept":
-                    if draft?.startTime == nil { draft?.startTime = text.trimmingSpace }
-                    draft?.endTime = text.trimmingSpace
+                    let time = text.trimmingSpace
+                    if draft?.startTime == nil { draft?.startTime = time }
+                    draft?.endTime = time
                 case "trk" where parent == "gpx", "rte" where parent == "gpx":
                     if let finished = draft { try finish(finished) }
                     draft = nil
@@ -116,7 +117,7 @@ private struct GPXDocumentReader {
             guard let text = attributes.first(where: { $0.0 == key })?.1 else {
                 throw error("<\(tag)> has no \(key) attribute", at: offset)
             }
-            guard let number = Double(text.trimmingSpace), number.isFinite else {
+            guard let number = Double(text) ?? Double(text.trimmingSpace), number.isFinite else {
                 throw error("<\(tag)> \(key)=\"\(text)\" is not a number", at: offset)
             }
             return number
@@ -137,9 +138,9 @@ private struct GPXDocumentReader {
         var properties = draft.properties
         if let start = draft.startTime { properties.append(Property("start_time", .string(start))) }
         if let end = draft.endTime { properties.append(Property("end_time", .string(end))) }
-        let position = TextPosition(offset: draft.offset, in: tokenizer.bytes)
+        // The origin names the byte offset: a line number would cost a scan from the start of the file per track.
         result.routes.append(Route(properties: properties, parts: parts,
-                                   origin: "\(file) line \(position.line)", geodesic: options.geodesic))
+                                   origin: "\(file) byte \(draft.offset)", geodesic: options.geodesic))
     }
 }
 

@@ -64,7 +64,8 @@ public enum RouteReader {
             try GeoJSONSeqReader.forEachRecord(path: path, options: options) { result.append($0) }
             return result
         }
-        return try read(bytes: try FileBytes.contents(atPath: path), name: path, format: detected, options: options)
+        // Detected again on the whole file: the start alone may not tell directions from GeoJSON.
+        return try read(bytes: try FileBytes.contents(atPath: path), name: path, format: format, options: options)
     }
 
     /// Reads the file at `path` as `read(path:format:options:)` does, handing `body` the routes in pieces: one per
