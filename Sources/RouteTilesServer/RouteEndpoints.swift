@@ -39,6 +39,9 @@ extension RouteTilesResponder {
             do {
                 if isPoints, let key {
                     let points = try PositionListReader.read(body, file: "request body")
+                    if let route = routes.route(key), route.kind != .line {
+                        return HTTPAnswers.error(.conflict, "route \(key) is a set of points (a maneuver); only lines can be extended")
+                    }
                     guard let extended = routes.append(key: key, points: points) else {
                         return HTTPAnswers.error(.notFound, "no route \(key)")
                     }
@@ -133,9 +136,7 @@ extension RouteTilesResponder {
                                  + "application/x-ndjson, application/gpx+xml or text/csv (polylines and directions "
                                  + "responses are recognised by content)")
         }
-        // Live tiles have one layer: steps and maneuvers of directions responses are left out.
         return try RouteReader.read(bytes: body, name: "request body", format: format, options: options).routes
-            .filter(\.isInRoutesLayer)
     }
 
     /// The reader format a media type names, or nil when the content must tell.

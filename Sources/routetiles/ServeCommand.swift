@@ -140,8 +140,7 @@ struct ServeCommand: AsyncParsableCommand {
             let files = inputs.isEmpty ? try Self.bundledSamples() : inputs
             let routes = try RouteInputs.read(files, format: reading.inputFormat, options: reading.readOptions,
                                               terminal: Terminal(quiet: false))
-            // Live tiles have one layer: steps and maneuvers of directions responses are left out.
-            backend = .live(LiveRouteSet(routes: routes.filter(\.isInRoutesLayer), options: tilingOptions))
+            backend = .live(LiveRouteSet(routes: routes, options: tilingOptions))
             name = inputs.count == 1 ? BuildCommand.defaultName(for: inputs[0]) : "routes"
         }
         let server: RouteTilesServer

@@ -93,6 +93,13 @@ import Testing
                                    lastPart: Int.random(in: 2...200, using: &rng), step: 0.001, using: &rng)
             if i % 3 == 0 { route.id = .string("bus-\(i)") }
             if i % 2 == 0 { route.properties.append(Property("color", .string("#ff00\(i % 10)0"))) }
+            // Some routes in other layers, as directions give steps (lines) and maneuvers (points).
+            if i % 4 == 1 { route.layer = "steps" }
+            if i % 5 == 2 {
+                route.layer = "maneuvers"
+                route.kind = .point
+                route.parts = route.parts.flatMap { $0.prefix(3).map { [$0] } }
+            }
             routes.append(route)
         }
         let set = RouteTilerSet(routes.map { RouteTiler(routes: [$0], options: options) }, options: options)
@@ -109,6 +116,8 @@ import Testing
         }
         // Tiles hold several routes, so features from several tilers meet in one layer.
         #expect(most >= 3)
+        #expect(set.layerNames == whole.layerNames)
+        #expect(set.layerNames.count == 3)
         // A tile far away holds nothing.
         #expect(set.tile(z: 10, x: 10, y: 10) == nil)
         #expect(set.metadata(name: "m") == TilesetMetadata(name: "m", tiler: whole))

@@ -36,8 +36,22 @@ import Testing
             #expect(polyline.status == 201)
             let valhalla = try await server.request(.POST, "/routes", headers: [auth], body: Array(directions))
             #expect(valhalla.status == 201)
-            // Only the route itself is a live route: steps and maneuvers need the layered build.
-            #expect((valhalla.json["ids"] as? [String])?.count == 1)
+            // The route, its steps and its maneuvers all become live routes, each in its layer.
+            let read = try RouteReader.read(bytes: Array(directions), name: "valhalla", format: .directions).routes
+            #expect(read.contains { $0.layer == "steps" } && read.contains { $0.kind == .point })
+            let ids = try #require(valhalla.json["ids"] as? [String])
+            #expect(ids.count == read.count)
+            let maneuver = try #require(read.first { $0.kind == .point }?.parts.first?.first)
+            let at = WebMercator.tile(containing: maneuver, zoom: 14)
+            let layered = try await server.get("/tiles/\(at.z)/\(at.x)/\(at.y).mvt", gzip: false)
+            #expect(layered.status == 200)
+            let names = try VectorTileDecoder.decode(layered.body).layers.map(\.name)
+            #expect(names.contains("maneuvers") && names.contains("steps"), "\(names)")
+            // A maneuver is a point: it cannot be extended.
+            let pointID = try #require(zip(read, ids).first { $0.0.kind == .point }?.1)
+            let extend = try await server.request(.POST, "/routes/\(pointID)/points", headers: [auth],
+                                                  body: Array("[[8.5,47.3]]".utf8))
+            #expect(extend.status == 409)
 
             let truncated = try await server.request(.POST, "/routes", headers: [auth, ("Content-Type", "application/gpx+xml")],
                                                      body: Array("<gpx><trk>".utf8))

@@ -7,11 +7,25 @@ public struct RouteTilerSet: Sendable {
     public let options: TilingOptions
     public let tilers: [RouteTiler]
     private let tree: PackedBoxTree
+    /// The layers of all tilers, in order of first appearance, the options' layer first (as one tiler over all the
+    /// routes names them).
+    public let layerNames: [String]
+    /// Per tiler, the index in `layerNames` of each of its own layers.
+    private let layerMaps: [[Int]]
 
     public init(_ tilers: [RouteTiler], options: TilingOptions) {
         self.options = options
         self.tilers = tilers
         tree = PackedBoxTree(tilers.map(\.extent))
+        var names = [options.layerName]
+        layerMaps = tilers.map { tiler in
+            tiler.layerNames.map { name in
+                if let known = names.firstIndex(of: name) { return known }
+                names.append(name)
+                return names.count - 1
+            }
+        }
+        layerNames = names
     }
 
     public var routeCount: Int { tilers.reduce(0) { $0 + $1.routes.routes.count } }
@@ -22,18 +36,32 @@ public struct RouteTilerSet: Sendable {
         let id = TileID(z: z, x: x, y: y)
         guard id.isValid else { return nil }
         let box = WebMercator.bounds(of: id, extent: options.extent, buffer: options.buffer)
-        var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
+        var layers = layerNames.map { VectorLayerBuilder(name: $0, extent: UInt32(options.extent)) }
         var added = 0
         for i in tree.search(box) {
             let tiler = tilers[i]
             let spans = tiler.spans(for: id)
             guard !spans.isEmpty else { continue }
             var cutter = tiler.makeCutter()
-            added += cutter.cut(id, spans: spans, into: &layer)
+            let map = layerMaps[i]
+            if let only = tiler.onlyLayerSlot {
+                // One layer: cut straight into the shared builder.
+                added += cutter.cut(id, spans: spans, into: &layers[map[only]])
+            } else {
+                // Several: lend the tiler the shared builders in its own order, then take them back.
+                var own = map.map { layers[$0] }
+                for slot in map { layers[slot] = VectorLayerBuilder(name: "", extent: 0) }
+                added += cutter.cut(id, spans: spans, into: &own)
+                for (k, slot) in map.enumerated() { layers[slot] = own[k] }
+            }
         }
         guard added > 0 else { return nil }
         var tile = VectorTileBuilder()
-        tile.addLayer(layer)
+        if layers.count == 1 {
+            tile.addLayer(layers[0])
+        } else {
+            for layer in layers where !layer.isEmpty { tile.addLayer(layer) }
+        }
         return tile.encode()
     }
 

@@ -33,9 +33,6 @@ public struct Route: Sendable {
         self.kind = kind
     }
 
-    /// True for a line route of the default layer or of directions' `routes` layer (not a step or a maneuver).
-    public var isInRoutesLayer: Bool { kind == .line && (layer == nil || layer == "routes") }
-
     public var pointCount: Int { parts.reduce(0) { $0 + $1.count } }
 }
 

@@ -118,6 +118,13 @@ public final class RouteTiler: Sendable {
         return out.spans
     }
 
+    /// The slot in `layerNames` that all routes share, or nil when they use several.
+    var onlyLayerSlot: Int? {
+        guard let first = routes.routes.first else { return 0 }
+        let slot = layerSlots[first.layer]
+        return routes.routes.allSatisfy({ layerSlots[$0.layer] == slot }) ? slot : nil
+    }
+
     /// A cutter with its own scratch space, for one thread.
     func makeCutter() -> TileCutter {
         TileCutter(set: routes, importance: importance, options: options, featureProperties: featureProperties,
