@@ -5,8 +5,9 @@ import RouteTiles
 import Synchronization
 
 /// Warms a tile server or CDN: requests each tile once over HTTP, with `concurrency` requests in flight, at most
-/// `rate` per second, retrying 5xx answers, timeouts and connection errors with exponential backoff. A tile counts
-/// as warmed on 200 with a body, 204 or 304; any other answer (or a 200 with an empty body) fails it.
+/// `rate` per second, retrying 5xx and 429 answers, timeouts and connection errors with exponential backoff (or
+/// longer, when the answer's `Retry-After` asks for it, up to `maxRetryAfterSeconds`). A tile counts as warmed on
+/// 200 with a body, 204 or 304; any other answer (or a 200 with an empty body) fails it.
 public struct HTTPSeeder: Sendable {
     public var template: TileURLTemplate
     public var concurrency = 8
@@ -16,6 +17,8 @@ public struct HTTPSeeder: Sendable {
     public var timeoutSeconds: Int64 = 30
     /// The first backoff; each retry doubles it.
     public var backoffSeconds = 0.25
+    /// The longest wait a `Retry-After` header is obeyed for.
+    public var maxRetryAfterSeconds = 60.0
     /// Extra request headers, such as `Accept-Encoding: gzip` (sent by default, as browsers do).
     public var headers: [(String, String)] = [("Accept-Encoding", "gzip")]
 
@@ -62,7 +65,7 @@ public struct HTTPSeeder: Sendable {
                 if next < todo.count { startOne() }
             }
         }
-        do { try checkpoint?.close() } catch { report.failed.append((TileID(z: 0, x: 0, y: 0), "checkpoint: \(error)")) }
+        do { try checkpoint?.close() } catch { report.checkpointError = "\(error)" }
         report.seconds = Date().timeIntervalSince(started)
         return report
     }
@@ -83,14 +86,16 @@ public struct HTTPSeeder: Sendable {
         while true {
             await pacer.wait()
             var retryable: String?
+            var retryAfter: Double?
             do {
                 var request = HTTPClientRequest(url: url)
                 for (name, value) in headers { request.headers.add(name: name, value: value) }
                 let response = try await client.execute(request, timeout: .seconds(timeoutSeconds))
                 let body = try await response.body.collect(upTo: 64 << 20)
                 let status = Int(response.status.code)
-                if status >= 500 {
+                if status >= 500 || status == 429 {
                     retryable = "HTTP \(status)"
+                    retryAfter = response.headers.first(name: "Retry-After").flatMap(retryAfterSeconds)
                 } else {
                     outcome.status = status
                     outcome.bytes += body.readableBytes
@@ -111,7 +116,14 @@ public struct HTTPSeeder: Sendable {
             }
             attempt += 1
             outcome.retries += 1
-            try? await Task.sleep(nanoseconds: UInt64(backoffSeconds * Double(1 << min(attempt - 1, 10)) * 1e9))
+            let backoff = backoffSeconds * Double(1 << min(attempt - 1, 10))
+            try? await Task.sleep(nanoseconds: UInt64(max(backoff, retryAfter ?? 0) * 1e9))
         }
+    }
+
+    /// The delay of a `Retry-After` header in seconds (its delta-seconds form; an HTTP date is ignored), capped.
+    func retryAfterSeconds(_ value: String) -> Double? {
+        guard let seconds = Double(value.trimmingCharacters(in: .whitespaces)), seconds.isFinite, seconds >= 0 else { return nil }
+        return min(seconds, maxRetryAfterSeconds)
     }
 }

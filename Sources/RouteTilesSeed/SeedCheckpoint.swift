@@ -22,16 +22,7 @@ public final class SeedCheckpoint: Sendable {
         self.batch = max(1, batch)
         var done = Set<TileID>()
         if let data = FileManager.default.contents(atPath: path) {
-            let text = String(decoding: data, as: UTF8.self)
-            var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            // The last piece has no newline: either empty or cut short.
-            lines.removeLast()
-            for (k, line) in lines.enumerated() {
-                guard let tile = TileID(String(line)) else {
-                    throw InputError(file: path, location: .line(k + 1, column: 1), message: "not a z/x/y tile: '\(line)'")
-                }
-                done.insert(tile)
-            }
+            done = try Self.parse(data, path: path)
             // Drop a cut-short last line so that appends start on a fresh line.
             let complete = (data.lastIndex(of: 0x0a).map { $0 + 1 }) ?? 0
             if complete < data.count { truncate(path, off_t(complete)) }
@@ -42,6 +33,26 @@ public final class SeedCheckpoint: Sendable {
             throw StoreError(path: path, message: "cannot open the checkpoint: \(String(cString: strerror(errno)))")
         }
         state = Mutex(State(descriptor: fd))
+    }
+
+    /// The tiles recorded in a checkpoint file, read without opening it for writing (none if it does not exist).
+    public static func tilesDone(path: String) throws -> Set<TileID> {
+        guard let data = FileManager.default.contents(atPath: path) else { return [] }
+        return try parse(data, path: path)
+    }
+
+    /// The complete lines of a checkpoint; the last piece, without a newline, is empty or cut short and ignored.
+    static func parse(_ data: Data, path: String) throws -> Set<TileID> {
+        var done = Set<TileID>()
+        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        lines.removeLast()
+        for (k, line) in lines.enumerated() {
+            guard let tile = TileID(String(line)) else {
+                throw InputError(file: path, location: .line(k + 1, column: 1), message: "not a z/x/y tile: '\(line)'")
+            }
+            done.insert(tile)
+        }
+        return done
     }
 
     deinit { state.withLock { _ = Glibc.close($0.descriptor) } }

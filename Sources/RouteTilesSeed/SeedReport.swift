@@ -3,6 +3,7 @@ import RouteTiles
 
 /// What a seed job did: responses by status, bytes received, retries, tiles skipped as already done, and the tiles
 /// that failed with the reason.
+/// A job has failed when `failed` is not empty or the checkpoint could not be synced.
 public struct SeedReport: Sendable {
     public var statuses: [Int: Int] = [:]
     public var bytes = 0
@@ -10,6 +11,8 @@ public struct SeedReport: Sendable {
     public var skipped = 0
     public var failed: [(tile: TileID, reason: String)] = []
     public var seconds = 0.0
+    /// Why the checkpoint could not be synced at the end, if it could not.
+    public var checkpointError: String?
 
     public init() {}
 
@@ -22,6 +25,7 @@ public struct SeedReport: Sendable {
         var text = String(format: "%d tiles warmed, %d failed, %d skipped (done before) in %.1f s (%.0f tiles/s), %d bytes, %d retries\n",
                           succeeded, failed.count, skipped, seconds, seconds > 0 ? Double(succeeded) / seconds : 0, bytes, retries)
         for status in statuses.keys.sorted() { text += "  HTTP \(status): \(statuses[status] ?? 0)\n" }
+        if let checkpointError { text += "  checkpoint: \(checkpointError)\n" }
         for f in failed.prefix(20) { text += "  failed \(f.tile): \(f.reason)\n" }
         if failed.count > 20 { text += "  … and \(failed.count - 20) more failed tiles\n" }
         return text

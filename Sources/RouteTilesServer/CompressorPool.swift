@@ -7,12 +7,17 @@ final class CompressorPool: @unchecked Sendable {
     // Unchecked: `free` is only touched under `lock`, and a compressor is owned by one caller between take and give.
     private let lock = NSLock()
     private var free: [GzipCompressor] = []
+    private let level: Int32
+
+    init(level: Int32 = 6) {
+        self.level = level
+    }
 
     func compress(_ bytes: [UInt8]) throws -> [UInt8] {
         lock.lock()
         let reused = free.popLast()
         lock.unlock()
-        let compressor = try reused ?? GzipCompressor(level: 6)
+        let compressor = try reused ?? GzipCompressor(level: level)
         let out = try compressor.compress(bytes)
         lock.lock()
         if free.count < 16 { free.append(compressor) }

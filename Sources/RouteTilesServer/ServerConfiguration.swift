@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var generationQueueLimit = 256
     /// Seconds in the `Retry-After` of a 503.
     public var retryAfterSeconds = 1
+    /// gzip level of tiles cut on demand, 0 (store) to 9 (smallest); 6 as for `routetiles build`.
+    public var compressionLevel: Int32 = 6
 
     public init() {}
 }

@@ -10,7 +10,7 @@ final class TileService: Sendable {
     let metrics: ServerMetrics
     let limiter: GenerationLimiter
     private let flights = SingleFlight<FlightKey, TileCache.Entry>()
-    private let compressors = CompressorPool()
+    private let compressors: CompressorPool
 
     struct FlightKey: Hashable, Sendable {
         var tile: TileID
@@ -20,6 +20,7 @@ final class TileService: Sendable {
     init(backend: TileBackend, configuration: ServerConfiguration, metrics: ServerMetrics) {
         self.backend = backend
         self.metrics = metrics
+        compressors = CompressorPool(level: configuration.compressionLevel)
         cache = TileCache(capacityBytes: configuration.cacheBytes)
         limiter = GenerationLimiter(concurrency: configuration.generationConcurrency,
                                     queueLimit: configuration.generationQueueLimit)

@@ -44,11 +44,13 @@ struct ConvertCommand: ParsableCommand {
         let cleanup = InterruptCleanup { output.abort() }
         defer { cleanup.cancel() }
         var bytes = 0
+        var copied = 0
         do {
             for id in ids {
                 guard let data = try input.gzipTile(id) else { continue }
                 try output.put(id, gzipData: data)
                 bytes += data.count
+                copied += 1
             }
             try output.putMetadata(input.metadata)
             try output.commit()
@@ -58,7 +60,7 @@ struct ConvertCommand: ParsableCommand {
             throw failure("error: \(error)")
         }
         if !quiet {
-            let text = "\(ids.count) tiles, \(Terminal.bytes(bytes)) "
+            let text = "\(copied) tiles, \(Terminal.bytes(bytes)) "
                 + String(format: "in %.2f s\n", Date().timeIntervalSince(started)) + "wrote \(destination)\n"
             FileHandle.standardError.write(Data(text.utf8))
         }

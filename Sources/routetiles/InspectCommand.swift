@@ -7,12 +7,12 @@ struct InspectCommand: ParsableCommand {
         commandName: "inspect",
         abstract: "Decode one tile to GeoJSON (lon/lat) on standard output.",
         discussion: """
-            PATH is a pyramid folder (the tile is read from PATH/z/x/y.mvt) or a single tile file (gzip-compressed \
-            or not); z/x/y places the tile's coordinates on the map. Each feature carries its layer name in \
+            PATH is a tileset (a folder, X.mbtiles or X.pmtiles) or a single tile file (gzip-compressed or not); \
+            z/x/y names the tile of a tileset, and places a single file's coordinates on the map. Each feature carries its layer name in \
             "layer" and its MVT id in "id".
             """)
 
-    @Argument(help: "A pyramid folder or a tile file.", completion: .file())
+    @Argument(help: "A tileset (folder, X.mbtiles, X.pmtiles) or a tile file.", completion: .file())
     var path: String
 
     @Argument(help: "The tile, as z/x/y.")
@@ -31,12 +31,28 @@ struct InspectCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw failure("error: \(path): no such file or folder")
         }
-        let file = isFolder.boolValue ? "\(path)/\(id.z)/\(id.x)/\(id.y).mvt" : path
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw failure("error: \(file): no such tile (empty tiles are not written)")
+        let tileset = isFolder.boolValue || TileStoreFormat(path: path) != .directory
+        let file = tileset ? "\(path), tile \(id)" : path
+        let data: [UInt8]
+        do {
+            if tileset {
+                guard let tile = try TileStoreFormat.openSource(path: path).gzipTile(id) else {
+                    throw failure("error: \(path): no such tile: \(id) (empty tiles are not written)")
+                }
+                data = tile
+            } else {
+                guard let contents = FileManager.default.contents(atPath: path) else {
+                    throw failure("error: \(path): cannot read the file")
+                }
+                data = [UInt8](contents)
+            }
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            throw failure("error: \(error)")
         }
         do {
-            var bytes = [UInt8](data)
+            var bytes = data
             if Gzip.isCompressed(bytes) { bytes = try Gzip.decompress(bytes) }
             let decoded = try VectorTileDecoder.decode(bytes)
             let json = TileGeoJSON.featureCollection(decoded, tile: id, layer: layer)

@@ -20,7 +20,11 @@ struct SeedCommand: AsyncParsableCommand {
     @Argument(help: "Route files (needed for the route cover and for --output).", completion: .file())
     var inputs: [String] = []
 
-    @OptionGroup var routeOptions: SeedRouteOptions
+    @OptionGroup(title: "Reading")
+    var reading: ReadingOptions
+
+    @OptionGroup(title: "Tiling (as for build: the cover is the set of tiles build writes)")
+    var tiling: TilingArguments
 
     @Option(help: "All tiles meeting this box, in degrees: W,S,E,N.")
     var bbox: String?
@@ -31,7 +35,7 @@ struct SeedCommand: AsyncParsableCommand {
     @Option(help: "With --tile-list: add each tile's parents and children at zooms a-b.")
     var expandZooms: String?
 
-    @Flag(help: "Print the number of tiles per zoom and exit.")
+    @Flag(help: "Print the number of tiles per zoom and exit (with --checkpoint: the tiles not done yet).")
     var dryRun = false
 
     @Option(help: "Tile URL template with {z}, {x} and {y} (or {-y}).")
@@ -52,7 +56,7 @@ struct SeedCommand: AsyncParsableCommand {
     @Option(help: "At most this many requests per second (0: no limit).")
     var rate = 0.0
 
-    @Option(help: "Retries of a tile after a 5xx answer, a timeout or a connection error.")
+    @Option(help: "Retries of a tile after a 5xx or 429 answer (waiting as Retry-After asks, up to 60 s), a timeout or a connection error.")
     var retries = 3
 
     @Option(help: "Timeout of one request, in seconds.")
@@ -88,7 +92,7 @@ struct SeedCommand: AsyncParsableCommand {
 
     func run() async throws {
         let terminal = Terminal(quiet: quiet)
-        let options = routeOptions.tilingOptions
+        let options = tiling.tilingOptions
         let zooms = options.minZoom...options.maxZoom
         let part: TileShard
         let template: TileURLTemplate?
@@ -100,7 +104,7 @@ struct SeedCommand: AsyncParsableCommand {
         }
         var tiler: RouteTiler?
         if !inputs.isEmpty && (tileList == nil && bbox == nil || output != nil) {
-            let routes = try RouteInputs.read(inputs, format: routeOptions.inputFormat, options: routeOptions.readOptions,
+            let routes = try RouteInputs.read(inputs, format: reading.inputFormat, options: reading.readOptions,
                                               terminal: terminal)
             tiler = RouteTiler(routes: routes, options: options)
         }
@@ -120,8 +124,17 @@ struct SeedCommand: AsyncParsableCommand {
         } catch {
             throw failure("error: \(error)")
         }
-        let tiles = part.select(all)
+        var tiles = part.select(all)
         if dryRun {
+            // With a checkpoint, what a run would still do.
+            if let checkpoint {
+                do {
+                    let done = try SeedCheckpoint.tilesDone(path: checkpoint)
+                    tiles.removeAll { done.contains($0) }
+                } catch {
+                    throw failure("error: \(error)")
+                }
+            }
             var counts: [Int: Int] = [:]
             for t in tiles { counts[t.z, default: 0] += 1 }
             var text = ""
@@ -160,7 +173,7 @@ struct SeedCommand: AsyncParsableCommand {
         try? await client.shutdown()
         progress.end()
         if !quiet { FileHandle.standardError.write(Data(report.summary.utf8)) }
-        if !report.failed.isEmpty { throw ExitCode.failure }
+        if !report.failed.isEmpty || report.checkpointError != nil { throw ExitCode.failure }
     }
 
     private func writeTiles(_ tiles: [TileID], tiler: RouteTiler, output: String, terminal: Terminal) throws {
@@ -180,7 +193,13 @@ struct SeedCommand: AsyncParsableCommand {
         let firstError = Mutex<(any Error)?>(nil)
         let workers = min(concurrency, max(1, tiles.count))
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            guard let compressor = try? GzipCompressor(level: 6) else { return }
+            let compressor: GzipCompressor
+            do {
+                compressor = try GzipCompressor(level: Int32(tiling.compressionLevel))
+            } catch {
+                firstError.withLock { if $0 == nil { $0 = error } }
+                return
+            }
             var k = worker
             while k < tiles.count, firstError.withLock({ $0 == nil }) {
                 let tile = tiles[k]

@@ -7,7 +7,7 @@ import RouteTilesServer
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve vector tiles over HTTP: routes cut on demand (and changed live), or a built pyramid.",
+        abstract: "Serve vector tiles over HTTP: routes cut on demand (and changed live), or a built tileset (folder, MBTiles, PMTiles).",
         discussion: """
             With no route file and no --tiles, serves the bundled samples (Tiles/samples). Open the printed URL for \
             a map of the routes. Endpoints: /tiles/{z}/{x}/{y}.mvt, /tiles.json, /style.json, /, /health, /metrics, \
@@ -28,23 +28,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on (0: any free port).")
     var port = 8080
 
-    @Option(help: "Lowest zoom served.")
-    var minzoom = 0
-
-    @Option(help: "Highest zoom served.")
-    var maxzoom = 14
-
-    @Option(help: "Buffer around each tile, in tile units.")
-    var buffer = 64
-
-    @Option(help: "Simplification tolerance in tile units (0: none).")
-    var simplify = 1.0
-
-    @Option(help: "Name of the vector tile layer.")
-    var layer = "routes"
-
     @OptionGroup(title: "Reading")
     var reading: ReadingOptions
+
+    @OptionGroup(title: "Tiling (as for build: a tile served equals the tile build writes)")
+    var tiling: TilingArguments
 
     @Option(help: "Public base URL (behind a proxy or CDN) for the tile URLs in tiles.json. Default: from the request's Host.")
     var publicUrl: String?
@@ -82,18 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info (one access-log line per request), notice, warning, error.")
     var logLevel = "info"
 
-    var tilingOptions: TilingOptions {
-        var o = TilingOptions()
-        o.minZoom = minzoom
-        o.maxZoom = maxzoom
-        o.buffer = buffer
-        o.simplification = simplify
-        o.layerName = layer
-        return o
-    }
-
     func validate() throws {
-        if let problem = tilingOptions.problem { throw ValidationError(problem) }
         if tiles != nil && !inputs.isEmpty { throw ValidationError("give route files or --tiles, not both") }
         if !(0...65535).contains(port) { throw ValidationError("--port must lie in 0...65535") }
         if cacheMb < 0 { throw ValidationError("--cache-mb must not be negative") }
@@ -108,6 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
         var c = ServerConfiguration()
         c.host = host
         c.port = port
+        c.compressionLevel = Int32(tiling.compressionLevel)
         c.publicURL = publicUrl
         c.cacheControl = cacheControl
         c.corsOrigin = cors == "none" ? nil : cors
@@ -140,7 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
             let files = inputs.isEmpty ? try Self.bundledSamples() : inputs
             let routes = try RouteInputs.read(files, format: reading.inputFormat, options: reading.readOptions,
                                               terminal: Terminal(quiet: false))
-            backend = .live(LiveRouteSet(routes: routes, options: tilingOptions))
+            backend = .live(LiveRouteSet(routes: routes, options: tiling.tilingOptions))
             name = inputs.count == 1 ? BuildCommand.defaultName(for: inputs[0]) : "routes"
         }
         let server: RouteTilesServer

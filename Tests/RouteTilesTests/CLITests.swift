@@ -209,6 +209,14 @@ import Testing
         #expect(file.stdout == r.stdout)
         let missing = try await ExternalTool.runDetached(ExternalTool.routetiles, ["inspect", out, "12/0/0"])
         #expect(missing.status != 0 && missing.stderr.contains("no such tile"))
+        // The same tile from archives.
+        for archive in ["out.mbtiles", "out.pmtiles"] {
+            #expect(try await ExternalTool.runDetached(ExternalTool.routetiles, ["convert", out, tmp.path(archive), "--quiet"]).status == 0)
+            let fromArchive = try await ExternalTool.runDetached(ExternalTool.routetiles, ["inspect", tmp.path(archive), tile.description])
+            #expect(fromArchive.status == 0 && fromArchive.stdout == r.stdout, "\(archive): \(fromArchive.stderr)")
+            let none = try await ExternalTool.runDetached(ExternalTool.routetiles, ["inspect", tmp.path(archive), "12/0/0"])
+            #expect(none.status != 0 && none.stderr.contains("no such tile: 12/0/0"), "\(none.stderr)")
+        }
     }
 
     @Test func badOptionsAreRejectedWithAReason() async throws {

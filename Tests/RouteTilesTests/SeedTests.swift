@@ -123,4 +123,34 @@ import Testing
             #expect(bad.failed.count == 1 && bad.statuses == [404: 1] && bad.failed[0].reason == "HTTP 404")
         }
     }
+
+    @Test func retriesObeyRetryAfterAndGiveUpOnPersistentErrors() async throws {
+        // Each tile is refused once with 429 and a Retry-After of one second, then served; 9/1/1 always fails
+        // with 503, 9/2/2 is not found (no retry).
+        let server = try await ScriptedHTTPServer { uri, n in
+            switch uri {
+            case "/t/9/1/1": return .init(status: 503, headers: [("Retry-After", "0")])
+            case "/t/9/2/2": return .init(status: 404)
+            default: return n == 1 ? .init(status: 429, headers: [("Retry-After", "1")]) : .init(status: 200, body: "tile")
+            }
+        }
+        var seeder = HTTPSeeder(template: try TileURLTemplate(server.base + "/t/{z}/{x}/{y}"))
+        seeder.backoffSeconds = 0.01
+        seeder.retries = 2
+        let tiles = [TileID(z: 9, x: 0, y: 0), TileID(z: 9, x: 0, y: 1), TileID(z: 9, x: 1, y: 1), TileID(z: 9, x: 2, y: 2)]
+        let started = ContinuousClock.now
+        let report = await seeder.run(tiles, client: TestServer.client, checkpoint: nil)
+        let elapsed = ContinuousClock.now - started
+        #expect(report.statuses == [200: 2, 503: 1, 404: 1], "\(report.summary)")
+        #expect(report.failed.map(\.tile) .sorted { $0.x < $1.x } == [TileID(z: 9, x: 1, y: 1), TileID(z: 9, x: 2, y: 2)])
+        #expect(report.failed.contains { $0.reason == "HTTP 503 after 3 attempt(s)" }, "\(report.summary)")
+        #expect(report.retries == 2 + 2)
+        #expect(report.bytes == 8)
+        let requests = server.requests
+        #expect(requests["/t/9/0/0"] == 2 && requests["/t/9/0/1"] == 2 && requests["/t/9/1/1"] == 3 && requests["/t/9/2/2"] == 1)
+        // The 429s asked for a second's wait, far beyond the 10 ms backoff.
+        #expect(elapsed >= .milliseconds(950))
+        #expect(seeder.retryAfterSeconds("120") == 60 && seeder.retryAfterSeconds("Wed, 21 Oct 2015 07:28:00 GMT") == nil)
+        try await server.close()
+    }
 }

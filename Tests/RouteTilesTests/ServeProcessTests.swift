@@ -104,4 +104,26 @@ import Testing
         serve.process.waitUntilExit()
         #expect(serve.process.terminationStatus == 0)
     }
+
+    /// `serve` takes build's tiling options, and a tile it serves is the tile build writes with the same options.
+    @Test func servedTilesEqualBuiltTilesWithTheSameOptions() async throws {
+        let tmp = try TemporaryFolder()
+        let input = ExternalTool.packageRoot.path + "/Tiles/samples/berlin-transit.geojson"
+        let options = ["--maxzoom", "13", "--buffer", "16", "--simplify", "2", "--line-metrics", "--layer", "lines",
+                       "--compression-level", "9"]
+        let built = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", input, "-o", tmp.path("out"), "--quiet"] + options)
+        #expect(built.status == 0, "\(built.stderr)")
+        let source = try TileStoreFormat.openSource(path: tmp.path("out"))
+        let ids = try source.tileIDs().sorted()
+        #expect(ids.count > 50)
+        let serve = try ServeProcess([input] + options)
+        for id in ids {
+            let (status, body) = try await get(serve.base + "/tiles/\(id.z)/\(id.x)/\(id.y).mvt")
+            #expect(status == 200)
+            // The client asks for no encoding, so the body is the plain MVT.
+            #expect(body == (try Gzip.decompress(try #require(try source.gzipTile(id)))), "\(id)")
+        }
+        #expect(try await get(serve.base + "/tiles/14/0/0.mvt").0 == 404)
+        #expect(serve.stop() == 0)
+    }
 }

@@ -33,26 +33,37 @@ import Testing
         }
     }
 
-    func buildPyramid(in folder: TemporaryFolder) async throws -> String {
-        let out = folder.path("pyramid")
+    func buildPyramid(in folder: TemporaryFolder, named name: String = "pyramid") async throws -> String {
+        let out = folder.path(name)
         let r = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", ExternalTool.packageRoot.path + "/Tiles/samples/paris-runs.geojson",
                                                               "-o", out, "--maxzoom", "12", "--quiet"])
         #expect(r.status == 0, "\(r.stderr)")
         return out
     }
 
-    @Test func aBuiltPyramidIsServedByteForByte() async throws {
+    /// A folder, an MBTiles and a PMTiles archive, each served with the same HTTP behaviour.
+    @Test(arguments: ["pyramid", "routes.mbtiles", "routes.pmtiles"])
+    func aBuiltTilesetIsServedByteForByte(name: String) async throws {
         let folder = try TemporaryFolder()
-        let out = try await buildPyramid(in: folder)
-        let source = try DirectoryTileSource(root: URL(fileURLWithPath: out))
+        let out = try await buildPyramid(in: folder, named: name)
+        let source = try TileStoreFormat.openSource(path: out)
         let ids = try source.tileIDs().sorted()
         #expect(ids.count >= 10)
         try await TestServer.with(.tileset(source)) { server in
-            for id in ids.prefix(40) {
+            for id in ids {
                 let reply = try await server.get("/tiles/\(id.z)/\(id.x)/\(id.y).mvt")
                 #expect(reply.status == 200)
+                #expect(reply.header("Content-Encoding") == "gzip")
                 #expect(reply.body == (try source.gzipTile(id)))
+                let etag = try #require(reply.header("ETag"))
+                #expect(try await server.get("/tiles/\(id.z)/\(id.x)/\(id.y).mvt", headers: [("If-None-Match", etag)]).status == 304)
             }
+            // Without gzip in Accept-Encoding the tile comes inflated.
+            let plain = try await server.get("/tiles/\(ids[0].z)/\(ids[0].x)/\(ids[0].y).mvt", gzip: false)
+            #expect(plain.header("Content-Encoding") == nil)
+            #expect(plain.body == (try Gzip.decompress(try #require(try source.gzipTile(ids[0])))))
+            let layers = (try await server.get("/tiles.json").json["vector_layers"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            #expect(layers == ["routes"])
             let tileJSON = try await server.get("/tiles.json").json
             #expect(tileJSON["maxzoom"] as? Int == 12)
             #expect(try await server.get("/tiles/13/0/0.mvt").status == 404)

@@ -21,9 +21,22 @@ public struct DirectoryTileSource: TileSource {
         metadata = try TilesetMetadata(pairs: object, source: metadataURL.path)
     }
 
+    /// The tile's file, `{z}/{x}/{y}.mvt` or else `.pbf` (tippecanoe's name). A tile stored uncompressed is
+    /// compressed here, so that every source gives gzip bytes.
     public func gzipTile(_ tile: TileID) throws -> [UInt8]? {
         guard tile.isValid else { return nil }
-        let path = root.path + "/\(tile.z)/\(tile.x)/\(tile.y).mvt"
+        let stem = root.path + "/\(tile.z)/\(tile.x)/\(tile.y)"
+        guard let bytes = try Self.contents(of: stem + ".mvt") ?? Self.contents(of: stem + ".pbf") else { return nil }
+        if bytes.isEmpty || Gzip.isCompressed(bytes) { return bytes }
+        do {
+            return try Gzip.compress(bytes)
+        } catch {
+            throw StoreError(path: stem, message: "cannot compress the tile: \(error)")
+        }
+    }
+
+    /// A file's bytes, or nil when it does not exist.
+    static func contents(of path: String) throws -> [UInt8]? {
         let fd = open(path, O_RDONLY)
         if fd < 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
@@ -46,7 +59,7 @@ public struct DirectoryTileSource: TileSource {
 
     public func tileIDs() throws -> [TileID] {
         let fm = FileManager.default
-        var ids: [TileID] = []
+        var ids = Set<TileID>()
         for zName in (try? fm.contentsOfDirectory(atPath: root.path)) ?? [] {
             guard let z = Int(zName) else { continue }
             for xName in (try? fm.contentsOfDirectory(atPath: root.path + "/" + zName)) ?? [] {
@@ -54,10 +67,10 @@ public struct DirectoryTileSource: TileSource {
                 for file in (try? fm.contentsOfDirectory(atPath: root.path + "/\(zName)/\(xName)")) ?? [] {
                     guard file.hasSuffix(".mvt") || file.hasSuffix(".pbf"), let y = Int(file.split(separator: ".")[0]) else { continue }
                     let id = TileID(z: z, x: x, y: y)
-                    if id.isValid { ids.append(id) }
+                    if id.isValid { ids.insert(id) }
                 }
             }
         }
-        return ids
+        return Array(ids)
     }
 }
