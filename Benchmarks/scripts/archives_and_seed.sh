@@ -7,7 +7,8 @@
 #
 #   Benchmarks/scripts/archives_and_seed.sh [points] [runs] [workdir]
 #
-# Defaults: 1,000,000 points, 3 runs of each build, /dev/shm/routetiles-archives (tmpfs). Needs GNU time and curl.
+# Defaults: 1,000,000 points, 3 runs of each build, /dev/shm/routetiles-archives (tmpfs). Needs GNU time, bc and
+# curl. PARTS="3" runs only part 3 (any of 1 2 3).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 points=${1:-1000000}
@@ -27,6 +28,8 @@ timed() { # label, command... → "label wall cpu rssMB"
   echo "$label $wall $(echo "$user + $sys" | bc) $((rss / 1024))"
 }
 
+parts=${PARTS:-1 2 3}
+if [[ " $parts " == *" 1 "* ]]; then
 echo
 echo "== 1. build z0-14 into each store (median of $runs; tiles/s from the cover count) =="
 tiles=$($bin seed "$input" --dry-run | awk '$1 == "total" { print $2 }')
@@ -55,6 +58,9 @@ for name, r in rows.items():
           f"{tiles / wall:>9.0f} {r[0][3] / 1e6:>8.1f} {wall / base:>10.2f}")
 PY
 
+fi
+
+if [[ " $parts " == *" 2 "* ]]; then
 echo
 echo "== 2. seeding =="
 port=18431
@@ -79,18 +85,21 @@ for out in dir x.mbtiles x.pmtiles; do
   echo "seed --output $out: $wall s, $(python3 -c "print(round($tiles / $wall))") tiles/s, cpu $cpu s, peak RSS $rss MB"
 done
 rm -rf "$work"/out-* "$work"/seed-*
+fi
 
+if [[ " $parts " == *" 3 "* ]]; then
 echo
 echo "== 3. route cover against bounding box (bundled samples) =="
 printf "%-32s %6s %10s %12s %8s\n" sample zoom cover bbox ratio
 for f in Tiles/samples/*.geojson Tiles/samples/*.csv Tiles/samples/*.gpx Tiles/samples/*.ndjson Tiles/samples/*.polyline Tiles/samples/*.json; do
   rm -rf "$work/meta"
-  $bin build "$f" -o "$work/meta" --maxzoom 0 --quiet
+  $bin build "$f" -o "$work/meta" --maxzoom 0 --quiet 2>/dev/null
   bounds=$(python3 -c "import json; print(json.load(open('$work/meta/metadata.json'))['bounds'])")
   for z in 10 12 14; do
-    cover=$($bin seed "$f" --minzoom $z --maxzoom $z --dry-run | awk '$1 == "total" { print $2 }')
-    box=$($bin seed --bbox "$bounds" --minzoom $z --maxzoom $z --dry-run | awk '$1 == "total" { print $2 }')
+    cover=$($bin seed "$f" --minzoom $z --maxzoom $z --dry-run 2>/dev/null | awk '$1 == "total" { print $2 }')
+    box=$($bin seed --bbox="$bounds" --minzoom $z --maxzoom $z --dry-run | awk '$1 == "total" { print $2 }')
     printf "%-32s %6s %10s %12s %8s\n" "$(basename "$f")" "z$z" "$cover" "$box" "$(python3 -c "print(f'{$cover / $box:.4f}')")"
   done
 done
 rm -rf "$work/meta"
+fi
