@@ -220,7 +220,7 @@ struct SeedCommand: AsyncParsableCommand {
             if let error = firstError.withLock({ $0 }) { throw error }
             let name = format == .directory ? URL(fileURLWithPath: output).lastPathComponent
                 : URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
-            try sink.putMetadata(TilesetMetadata(name: name, tiler: tiler))
+            try sink.putMetadata(TilesetMetadata(name: name, tiler: tiler).restricted(to: tiles))
             try sink.commit()
         } catch {
             sink.abort()

@@ -81,6 +81,23 @@ import Testing
         #expect(try archive.tileIDs().sorted() == ids)
         for id in ids { #expect(try archive.gzipTile(id) == (try built.gzipTile(id)), "\(id)") }
         #expect(archive.metadata.layers == built.metadata.layers)
+        #expect(archive.metadata.bounds == built.metadata.bounds && archive.metadata.center == built.metadata.center)
+        #expect(archive.metadata.minZoom == 0 && archive.metadata.maxZoom == 16)
+
+        // A part (a box, zooms 12–16): its metadata describes the part, not all the routes.
+        let part = try await routetiles(["seed", input, "--bbox", "13.35,52.50,13.40,52.52", "--minzoom", "12", "--maxzoom", "16",
+                                         "--line-metrics", "--compression-level", "4", "-o", tmp.path("part.pmtiles"), "--quiet"])
+        #expect(part.status == 0, "\(part.stderr)")
+        let partSource = try TileStoreFormat.openSource(path: tmp.path("part.pmtiles"))
+        let m = partSource.metadata
+        #expect(m.minZoom == 12 && m.maxZoom == 16)
+        // Within the box widened by a z16 tile (about 0.0055° of longitude), and inside the routes' bounds.
+        #expect(m.bounds[0] >= 13.35 - 0.006 && m.bounds[2] <= 13.40 + 0.006 && m.bounds[1] >= 52.50 - 0.004 && m.bounds[3] <= 52.52 + 0.004, "\(m.bounds)")
+        #expect(m.bounds[0] >= built.metadata.bounds[0] && m.bounds[3] <= built.metadata.bounds[3])
+        #expect((m.bounds[0]...m.bounds[2]).contains(m.center[0]) && (m.bounds[1]...m.bounds[3]).contains(m.center[1]) && (12...16).contains(m.center[2]))
+        let partIDs = try partSource.tileIDs()
+        #expect(partIDs.count > 5 && partIDs.allSatisfy { (12...16).contains($0.z) })
+        for id in partIDs { #expect(try partSource.gzipTile(id) == (try built.gzipTile(id)), "\(id)") }
         // The archive exists now: a second run needs --force.
         let again = try await routetiles(["seed", input, "-o", tmp.path("seeded.mbtiles")] + options)
         #expect(again.status != 0 && again.stderr.contains("seeded.mbtiles"), "\(again.stderr)")
