@@ -25,6 +25,12 @@ enum HTTPAnswers {
         return response
     }
 
+    /// The answer to a HEAD: `response`'s status and headers, `Content-Length` included, without its body.
+    /// (Assigning `Response.body` would reset `Content-Length` to the new body's 0 bytes.)
+    static func head(of response: Response) -> Response {
+        Response(status: response.status, headers: response.headers, body: ResponseBody())
+    }
+
     static func empty(_ status: HTTPResponse.Status, headers: HTTPFields = [:]) -> Response {
         var headers = headers
         headers[.contentLength] = "0"

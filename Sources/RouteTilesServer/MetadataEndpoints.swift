@@ -57,10 +57,9 @@ extension RouteTilesResponder {
         guard let data = FileManager.default.contents(atPath: path) else {
             return HTTPAnswers.error(.notFound, "no such asset: \(name)")
         }
-        var response = HTTPAnswers.bytes(Array(data), contentType: Self.mediaType(of: path),
+        let response = HTTPAnswers.bytes(Array(data), contentType: Self.mediaType(of: path),
                                           headers: [.cacheControl: "public, max-age=3600"])
-        if head { response.body = ResponseBody() }
-        return response
+        return head ? HTTPAnswers.head(of: response) : response
     }
 
     static func mediaType(of path: String) -> String {

@@ -47,7 +47,9 @@ extension RouteTilesResponder {
                     }
                     change = extended
                 } else {
-                    let parsed = try Self.readRoutes(body, contentType: request.headers[.contentType])
+                    var options = state.configuration.readOptions
+                    options.skipInvalid = false
+                    let parsed = try Self.readRoutes(body, contentType: request.headers[.contentType], options: options)
                     if let key {
                         guard parsed.count == 1, let route = parsed.first else {
                             return HTTPAnswers.error(.badRequest, "PUT /routes/\(key) takes exactly one route; the body has \(parsed.count)")

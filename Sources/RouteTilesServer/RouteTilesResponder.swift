@@ -26,11 +26,13 @@ public struct RouteTilesResponder: HTTPResponder {
             if request.method != .options { response.headers[.accessControlExposeHeaders] = "ETag, Content-Encoding" }
         }
         let status = response.status.code
-        let bytes = response.headers[.contentLength].flatMap { Int($0) } ?? 0
+        // Body bytes: a HEAD answer sends the Content-Length of a GET but no body.
+        let bytes = request.method == .head ? 0 : response.headers[.contentLength].flatMap { Int($0) } ?? 0
         state.metrics.countRequest(status: status)
         state.metrics.bytesSent.increment(by: bytes)
         if state.logger.logLevel <= .info {
-            let ms = Double((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000) / 1000
+            let elapsed = (ContinuousClock.now - started).components
+            let ms = (Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds / 1_000_000_000_000) / 1000)
             state.logger.info("\(request.method) \(request.uri.path) \(status) \(bytes) \(ms)ms")
         }
         return response
@@ -62,9 +64,8 @@ public struct RouteTilesResponder: HTTPResponder {
         }
         guard let page else { return HTTPAnswers.error(.notFound, "no such resource: \(path)") }
         guard request.method == .get || request.method == .head else { return notAllowed("GET, HEAD") }
-        var response = page()
-        if request.method == .head { response.body = ResponseBody() }
-        return response
+        let response = page()
+        return request.method == .head ? HTTPAnswers.head(of: response) : response
     }
 
     private func preflight() -> Response {

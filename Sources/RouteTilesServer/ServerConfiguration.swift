@@ -1,3 +1,5 @@
+import RouteTiles
+
 /// Everything `routetiles serve` can be told, with the defaults a tile server is expected to have.
 public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
@@ -27,6 +29,9 @@ public struct ServerConfiguration: Sendable {
     public var generationQueueLimit = 256
     /// Seconds in the `Retry-After` of a 503.
     public var retryAfterSeconds = 1
+    /// How bodies of the write endpoints are read: polyline precision, geodesics, CSV columns, as for the route
+    /// files. `skipInvalid` is ignored: a body with an invalid route is refused whole, so the client learns of it.
+    public var readOptions = ReadOptions()
     /// gzip level of tiles cut on demand, 0 (store) to 9 (smallest); 6 as for `routetiles build`.
     public var compressionLevel: Int32 = 6
 

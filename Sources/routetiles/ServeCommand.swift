@@ -86,6 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
         c.host = host
         c.port = port
         c.compressionLevel = Int32(tiling.compressionLevel)
+        c.readOptions = reading.readOptions
         c.publicURL = publicUrl
         c.cacheControl = cacheControl
         c.corsOrigin = cors == "none" ? nil : cors

@@ -98,7 +98,8 @@ import Testing
             // Each kind of change, then every watched tile is compared with a fresh engine over the same routes:
             // a tile left stale in the cache would differ; a tile that changed must be among the invalidated.
             var expected = base
-            func check(_ reply: TestServer.Reply, previous: [TileID: [UInt8]]) async throws -> [TileID: [UInt8]] {
+            /// `old` and `new` are the changed route before and after the change (nil: absent).
+            func check(_ reply: TestServer.Reply, previous: [TileID: [UInt8]], old: Route?, new: Route?) async throws -> [TileID: [UInt8]] {
                 #expect(reply.status == 200 || reply.status == 201, "\(reply.text)")
                 let after = try await fetch(server, tiles)
                 let truth = RouteTiler(routes: expected, options: options)
@@ -112,8 +113,12 @@ import Testing
                 let invalidated = Set(logged.compactMap { TileID(path: String($0)) })
                 #expect(invalidated.count == count)
                 #expect(changed.isSubset(of: invalidated), "changed but not invalidated: \(changed.subtracting(invalidated))")
-                // No others: every invalidated tile holds the route before or after the change.
-                #expect(invalidated.subtracting(watched).isEmpty)
+                // No others: exactly the tiles the route is drawn in before or after the change, and each of them
+                // did change (its geometry, or its length_m).
+                var covers = Set<TileID>()
+                for route in [old, new].compactMap({ $0 }) { covers.formUnion(RouteCover.tiles(of: route, options: options)) }
+                #expect(invalidated == covers, "over: \(invalidated.subtracting(covers).count), under: \(covers.subtracting(invalidated).count)")
+                #expect(changed == invalidated, "invalidated but unchanged: \(invalidated.subtracting(changed).sorted { $0.z < $1.z }.prefix(5))")
                 return after
             }
 
@@ -121,21 +126,27 @@ import Testing
             // POST a new route.
             expected.append(added)
             state = try await check(try await server.request(.POST, "/routes", headers: auth,
-                                                             body: feature(id: "bus-7", newLine)), previous: state)
+                                                             body: feature(id: "bus-7", newLine)), previous: state,
+                                    old: nil, new: expected[expected.count - 1])
             // PUT: move it.
+            let unmoved = expected[expected.count - 1]
             expected[expected.count - 1].parts = [moved]
             state = try await check(try await server.request(.PUT, "/routes/bus-7", headers: auth,
-                                                             body: feature(moved)), previous: state)
+                                                             body: feature(moved)), previous: state,
+                                    old: unmoved, new: expected[expected.count - 1])
             // Append points to an existing route.
+            let short = expected[expected.count - 1]
             expected[expected.count - 1].parts[0] += extra
             let points = "[" + extra.map { "[\($0.longitude),\($0.latitude)]" }.joined(separator: ",") + "]"
             state = try await check(try await server.request(.POST, "/routes/bus-7/points", headers: auth,
-                                                             body: Array(points.utf8)), previous: state)
+                                                             body: Array(points.utf8)), previous: state,
+                                    old: short, new: expected[expected.count - 1])
             let stored = try await server.get("/routes/bus-7").json
             #expect(((stored["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])?.count == 70)
             // DELETE one of the original routes.
-            expected.remove(at: 1)
-            state = try await check(try await server.request(.DELETE, "/routes/101", headers: auth), previous: state)
+            let removed = expected.remove(at: 1)
+            state = try await check(try await server.request(.DELETE, "/routes/101", headers: auth), previous: state,
+                                    old: removed, new: nil)
             _ = state
         }
     }

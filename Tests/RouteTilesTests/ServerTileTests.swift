@@ -86,6 +86,39 @@ import Testing
         }
     }
 
+    @Test func publicURLNoCORSHeadLengthsAndReadingOptionsForBodies() async throws {
+        try await TestServer.with(live, configure: {
+            $0.publicURL = "https://tiles.example.com/base/"
+            $0.corsOrigin = nil
+            $0.writeToken = "0123456789"
+            $0.readOptions.precision = 6
+        }) { server in
+            let tileJSON = try await server.get("/tiles.json")
+            #expect((tileJSON.json["tiles"] as? [String])?.first == "https://tiles.example.com/base/tiles/{z}/{x}/{y}.mvt")
+            let style = try await server.get("/style.json").json
+            #expect((style["sources"] as? [String: [String: Any]])?["routes"]?["url"] as? String == "https://tiles.example.com/base/tiles.json")
+            // --cors none: no CORS header on any answer.
+            #expect(tileJSON.header("Access-Control-Allow-Origin") == nil)
+            let tile = try await server.get("/tiles/\(busyTile.z)/\(busyTile.x)/\(busyTile.y).mvt")
+            #expect(tile.status == 200 && tile.header("Access-Control-Allow-Origin") == nil && tile.header("Access-Control-Expose-Headers") == nil)
+            // HEAD answers carry the Content-Length of the GET, without a body.
+            for path in ["/", "/tiles.json", "/style.json", "/tiles/\(busyTile.z)/\(busyTile.x)/\(busyTile.y).mvt"] {
+                let get = try await server.get(path)
+                let head = try await server.request(.HEAD, path, headers: [("Accept-Encoding", "gzip")])
+                #expect(head.status == 200 && head.body.isEmpty, "\(path)")
+                #expect(head.header("Content-Length") == String(get.body.count), "\(path): \(head.header("Content-Length") ?? "none") against \(get.body.count)")
+            }
+            // A polyline body is read at the server's --precision (6): the Google example lands ten times closer
+            // to (0, 0) than at precision 5.
+            let posted = try await server.request(.POST, "/routes", headers: [("Authorization", "Bearer 0123456789")],
+                                                  body: Array("walk\t_p~iF~ps|U_ulLnnqC_mqNvxq`@\n".utf8))
+            #expect(posted.status == 201, "\(posted.text)")
+            let stored = try await server.get("/routes/walk").json
+            let first = ((stored["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])?.first
+            #expect(first.map { abs($0[0] + 12.02) < 1e-9 && abs($0[1] - 3.85) < 1e-9 } == true, "\(String(describing: first))")
+        }
+    }
+
     @Test func tileJSONStyleViewerHealthAndMetrics() async throws {
         try await TestServer.with(live, configure: { $0.mapLibreURL = "/assets" }) { server in
             let tileJSON = try await server.get("/tiles.json").json
