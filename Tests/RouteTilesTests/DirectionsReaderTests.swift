@@ -7,7 +7,7 @@ private func sample(_ name: String) -> String {
 }
 
 private func layer(_ result: ReadResult, _ name: String) -> [Route] {
-    result.routes.filter { $0.layer == name }
+    result.routes.filter { ($0.layer ?? "routes") == name }
 }
 
 private func value(_ route: Route, _ key: String) -> PropertyValue? {
@@ -73,6 +73,69 @@ private func tile(holding c: Coordinate, zoom: Int, routes: [Route]) throws -> D
         #expect(value(maneuvers[1], "type") == .string("right") && value(maneuvers[1], "modifier") == .string("right"))
         #expect(steps[0].parts[0].first == routes[0].parts[0].first)
         #expect(maneuvers[4].parts[0][0] == routes[0].parts[0].last)
+    }
+
+    @Test func valhallaMilesAndASummaryOfTheLongestStreets() throws {
+        var text = try String(contentsOfFile: sample("zurich-valhalla-route.json"), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\"kilometers\"", with: "\"miles\"")
+        let result = try RouteReader.read(bytes: Array(text.utf8), name: "v.json", format: .directions)
+        let routes = layer(result, "routes"), steps = layer(result, "steps")
+        guard case .double(let distance)? = value(routes[0], "distance_m") else { Issue.record("no distance"); return }
+        #expect(abs(distance - 3.066 * 1609.344) < 1e-6)
+        guard case .double(let step)? = value(steps[3], "distance_m") else { Issue.record("no step distance"); return }
+        #expect(abs(step - 2.604 * 1609.344) < 1e-6)
+        // The two longest maneuvers' streets, in route order.
+        #expect(value(routes[0], "summary") == .string("Seestrasse, Universitätstrasse"))
+    }
+
+    /// A route with fewer than two positions, a coordinate out of range or a broken polyline is an error naming
+    /// its JSON path; with --skip-invalid that route is left out with its steps and maneuvers, and counted.
+    @Test func badRoutesStopTheReadOrAreSkippedWhole() throws {
+        let good = try String(contentsOfFile: sample("zurich-osrm-route.json"), encoding: .utf8)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(good.utf8)) as? [String: Any])
+        let route = try #require((object["routes"] as? [[String: Any]])?.first)
+        for (bad, message) in [
+            (["geometry": ["type": "LineString", "coordinates": [[8.5, 47.3]]], "legs": []], "routes[1]: the route has no line of two or more positions"),
+            (["geometry": ["type": "LineString", "coordinates": [[8.5, 47.3], [8.6, 95.0]]], "legs": []], "routes[1].geometry.coordinates[1]: latitude 95"),
+            (["geometry": ["type": "LineString", "coordinates": [[8.5, 47.3], [8.6, 47.4]]],
+              "legs": [["steps": [["maneuver": ["location": [8.5, 91.0], "type": "depart"], "distance": 1]]]]],
+             "routes[1].legs[0].steps[0].maneuver.location: latitude 91"),
+            (["geometry": "_p~iF~ps|U_ulL", "legs": []], "routes[1].geometry"),
+        ] as [([String: Any], String)] {
+            var document = object
+            document["routes"] = [route, bad]
+            let bytes = Array(try JSONSerialization.data(withJSONObject: document))
+            #expect { try RouteReader.read(bytes: bytes, name: "d.json", format: .directions) } throws: {
+                "\($0)".contains(message)
+            }
+            var options = ReadOptions()
+            options.skipInvalid = true
+            let skipped = try RouteReader.read(bytes: bytes, name: "d.json", format: .directions, options: options)
+            #expect(skipped.invalid.count == 1 && "\(skipped.invalid[0])".contains(message), "\(skipped.invalid)")
+            let alone = try RouteReader.read(path: sample("zurich-osrm-route.json"))
+            #expect(skipped.routes.count == alone.routes.count, "the bad route's steps and maneuvers are left out too")
+            #expect(skipped.routes.allSatisfy { value($0, "route_index") == .int(0) })
+        }
+        // A Google response whose one route has a single position: an error, not an empty result.
+        let google = #"{"status":"OK","routes":[{"summary":"x","overview_polyline":{"points":"_p~iF~ps|U"},"legs":[]}]}"#
+        #expect { try RouteReader.read(bytes: Array(google.utf8), name: "g.json", format: .directions) } throws: {
+            "\($0)".contains("routes[0]: the route has no line of two or more positions")
+        }
+    }
+
+    /// With `--layer`, the routes of a directions response go into that layer; steps and maneuvers keep theirs,
+    /// and the metadata lists exactly the layers the tiles hold.
+    @Test func theRoutesLayerTakesItsNameFromTheOptions() throws {
+        let result = try RouteReader.read(path: sample("zurich-osrm-route.json"))
+        var options = TilingOptions()
+        options.maxZoom = 14
+        options.layerName = "trips"
+        let tiler = RouteTiler(routes: result.routes, options: options)
+        let maneuver = try #require(layer(result, "maneuvers").dropFirst().first)
+        let id = WebMercator.tile(containing: maneuver.parts[0][0], zoom: 14)
+        let decoded = try VectorTileDecoder.decode(try #require(tiler.tile(z: id.z, x: id.x, y: id.y)))
+        #expect(Set(decoded.layers.map(\.name)) == ["trips", "steps", "maneuvers"])
+        #expect(Set(TilesetMetadata(name: "x", tiler: tiler).layers.map(\.id)) == ["trips", "steps", "maneuvers"])
     }
 
     /// Steps and maneuvers reach the tiles as their own layers, maneuvers as Point features.

@@ -21,6 +21,16 @@ import Testing
             <!-- c --><rte><rtept lat="5" lon="6"/><rtept lat="5.1" lon="6.1"/></rte><wpt lat="0" lon="0"/></gpx>
             """,
         ],
+        .geojson: [
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","properties":{"n":-1,"x":1.5,"b":true,"o":{"k":[1]},"z":null},"geometry":{"type":"LineString","coordinates":[[1,2],[3.5,-4e1]]}},"#
+                + #"{"type":"Feature","properties":null,"geometry":{"type":"MultiLineString","coordinates":[[[179,1],[-179,1]],[[5,6,7],[7,8]]]}},"#
+                + #"{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[0,0]}}]}"#,
+            #"{"type":"LineString","coordinates":[[0.1,0.2],[0.3,0.4],[1e-3,2E2]]}"#,
+        ],
+        .csv: [
+            "route,lat,lon,name\nA,47.1,8.5,\"x, \"\"y\"\"\"\nA,47.2,8.6,z\r\nB,-33.9,151.2,\nB,-33.8,151.3,w\n",
+            "latitude;longitude\n1.5;2.5\n3.5;4.5\n",
+        ],
         .geojsonseq: [
             "\u{1E}{\"type\":\"Feature\",\"id\":1,\"properties\":{\"a\":[1,{\"b\":null}]},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[[1,2],[3,4]]}}\n"
                 + "{\"type\":\"MultiLineString\",\"coordinates\":[[[1,2],[3,4]],[[5,6],[7,8]]]}\n",
@@ -50,7 +60,7 @@ import Testing
         return bytes
     }
 
-    @Test(arguments: [InputFormat.polyline, .directions, .gpx, .geojsonseq])
+    @Test(arguments: [InputFormat.geojson, .csv, .polyline, .directions, .gpx, .geojsonseq])
     func mutatedSamplesNeverCrash(format: InputFormat) async {
         var random = SeededGenerator(seed: UInt64(format.rawValue.utf8.count) &* 7919)
         let seeds = (Self.seeds[format] ?? []).map { Array($0.utf8) }

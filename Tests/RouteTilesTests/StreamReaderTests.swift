@@ -42,6 +42,42 @@ private func sample(_ name: String) -> String {
             == "t.gpx:1:17: invalid UTF-8 (GPX must be UTF-8)")
     }
 
+    /// With --skip-invalid a track with a bad point is skipped whole, named by line and column, and the other
+    /// tracks are read; XML errors still stop the read.
+    @Test func gpxSkipsABadTrackWhole() throws {
+        let text = """
+        <gpx>
+         <trk><name>good</name><trkseg><trkpt lat="47.3" lon="8.5"/><trkpt lat="47.4" lon="8.6"/></trkseg></trk>
+         <trk><name>bad</name><trkseg><trkpt lat="47.3" lon="8.5"/>
+           <trkpt lat="98.01" lon="8.6"/><trkpt lat="47.5" lon="8.7"/></trkseg></trk>
+         <rte><rtept lat="47.1" lon="8.1"/><rtept lat="47.2" lon="8.2"/></rte>
+        </gpx>
+        """
+        #expect(inputError { _ = try GPXReader.read(Array(text.utf8), file: "t.gpx", options: ReadOptions()) }?.description
+            == "t.gpx:4:4: <trkpt>: latitude 98.01 is out of range [-90, 90]")
+        let result = try GPXReader.read(Array(text.utf8), file: "t.gpx", options: ReadOptions(skipInvalid: true))
+        #expect(result.routes.count == 2)
+        #expect(result.routes[0].properties.first { $0.key == "name" }?.value == .string("good"))
+        #expect(result.invalid.map(\.description) == ["t.gpx:4:4: <trkpt>: latitude 98.01 is out of range [-90, 90]"])
+        let broken = "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"></trk></gpx>"
+        #expect(inputError { _ = try GPXReader.read(Array(broken.utf8), file: "t.gpx", options: ReadOptions(skipInvalid: true)) } != nil)
+    }
+
+    /// Routes skipped inside a record are placed on the record's line, like the errors of a whole record.
+    @Test func skippedRecordsOfASequenceNameTheirLines() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("m.ndjson")
+        let good = #"{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]}}"#
+        let onePoint = #"{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0]]}}"#
+        let outOfRange = #"{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[0,0],[1,95]]}}"#
+        try [good, good, onePoint, outOfRange, good].joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try RouteReader.read(path: path, options: ReadOptions(skipInvalid: true))
+        #expect(result.routes.count == 3)
+        #expect(result.invalid.count == 2)
+        #expect(result.invalid.map { $0.description.hasPrefix("\(path):3") } == [true, false])
+        #expect(result.invalid.map { $0.description.hasPrefix("\(path):4") } == [false, true], "\(result.invalid)")
+    }
+
     @Test func ndjsonStreamedEqualsReadWhole() throws {
         let path = sample("delivery-vans.ndjson")
         let streamed = try RouteReader.read(path: path)

@@ -1,13 +1,13 @@
 /// Reads a directions response of Google's Directions API, OSRM's route service or Valhalla's route service,
 /// recognised by its shape.
 ///
-/// Each route (alternatives included, with `route_index`) becomes a line in layer `routes` with `distance_m`,
-/// `duration_s` and `summary`; each step a line in layer `steps` with `instruction`, `name`, `distance_m`,
-/// `duration_s` and `index`; each maneuver a point in layer `maneuvers` with `type`, `modifier`, `instruction` and
-/// `bearing` (degrees clockwise from north). Routes carry no id: feature ids are their order in the response.
-/// Errors name the JSON path of the bad member.
+/// Each route (alternatives included, with `route_index`) becomes a line in the routes' layer (`--layer`, by
+/// default `routes`) with `distance_m`, `duration_s` and `summary`; each step a line in layer `steps` with
+/// `instruction`, `name`, `distance_m`, `duration_s` and `index`; each maneuver a point in layer `maneuvers` with
+/// `type`, `modifier`, `instruction` and `bearing` (degrees clockwise from north). Routes carry no id: feature ids
+/// are their order in the response. Errors name the JSON path of the bad member; a bad route stops the read, or,
+/// with `--skip-invalid`, is left out with its steps and maneuvers and counted.
 public enum DirectionsReader {
-    public static let routesLayer = "routes"
     public static let stepsLayer = "steps"
     public static let maneuversLayer = "maneuvers"
 
@@ -85,21 +85,37 @@ struct DirectionsBuilder {
         }
     }
 
+    /// Reads route `index` of the response with `read`. A route whose data is wrong stops the read, or, with
+    /// `--skip-invalid`, is counted and left out with its steps and maneuvers.
+    mutating func readRoute(_ read: (inout DirectionsBuilder) throws -> Void) throws {
+        let mark = result.routes.count
+        do {
+            try read(&self)
+        } catch let problem as InputError where options.skipInvalid {
+            result.routes.removeSubrange(mark...)
+            result.invalid.append(problem)
+        }
+    }
+
+    /// A maneuver's position, checked like every other coordinate.
+    func location(longitude: Double, latitude: Double, path: String) throws -> Coordinate {
+        let c = Coordinate(longitude: longitude, latitude: latitude)
+        if let problem = CoordinateLimits.problem(with: c) { throw error(path, problem) }
+        return c
+    }
+
     mutating func addRoute(index: Int, parts: [[Coordinate]], distance: Double?, duration: Double?, summary: String?,
-                           provider: String, origin: String) {
+                           provider: String, origin: String) throws {
         let lines = parts.filter { $0.count >= 2 }
         guard !lines.isEmpty else {
-            let problem = error(origin, "the route has no line of two or more positions")
-            if options.skipInvalid { result.invalid.append(problem) }
-            return
+            throw error(origin, "the route has no line of two or more positions")
         }
         var properties = [Property("route_index", .int(Int64(index))), Property("provider", .string(provider))]
         if let distance { properties.append(Property("distance_m", .double(distance))) }
         if let duration { properties.append(Property("duration_s", .double(duration))) }
         if let summary, !summary.isEmpty { properties.append(Property("summary", .string(summary))) }
         result.routes.append(Route(properties: properties, parts: lines,
-                                   origin: "\(file) \(origin)", geodesic: options.geodesic,
-                                   layer: DirectionsReader.routesLayer))
+                                   origin: "\(file) \(origin)", geodesic: options.geodesic))
     }
 
     struct Step {

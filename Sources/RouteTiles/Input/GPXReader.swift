@@ -2,7 +2,9 @@
 /// `rtept`s, with `name`, `desc`, `type` and the first and last point `time`s as `start_time` / `end_time`.
 ///
 /// The file is tokenized in one pass (`XMLTokenizer`) without building a tree. Waypoints (`wpt`) are counted in
-/// `ReadResult.skippedGeometries`. Errors carry line and column; a track with no segment of two points is invalid.
+/// `ReadResult.skippedGeometries`. Errors carry line and column; a track with no segment of two points, or with a
+/// point whose coordinates are missing or out of range, is invalid (skipped whole with `--skip-invalid`). XML that
+/// is not well formed stops the read whatever the options.
 public enum GPXReader {
     public static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
         try bytes.withUnsafeBufferPointer { buffer throws -> ReadResult in
@@ -31,6 +33,8 @@ private struct GPXDocumentReader {
         var parts: [[Coordinate]] = []
         var startTime: String?
         var endTime: String?
+        /// The first bad point, with `--skip-invalid`: the track is then skipped whole.
+        var problem: InputError?
     }
 
     init(tokenizer: XMLTokenizer, file: String, options: ReadOptions) {
@@ -77,7 +81,13 @@ private struct GPXDocumentReader {
                 case "trkseg" where parent == "trk":
                     draft?.parts.append([])
                 case "trkpt" where parent == "trkseg", "rtept" where parent == "rte":
-                    let point = try coordinate(attributes, tag: name, at: offset)
+                    let point: Coordinate
+                    do {
+                        point = try coordinate(attributes, tag: name, at: offset)
+                    } catch let problem as InputError where options.skipInvalid {
+                        if draft?.problem == nil { draft?.problem = problem }
+                        break
+                    }
                     if local == "rtept", draft?.parts.isEmpty == true { draft?.parts.append([]) }
                     if let last = draft?.parts.indices.last { draft?.parts[last].append(point) }
                 case "wpt" where parent == "gpx":
@@ -128,6 +138,10 @@ private struct GPXDocumentReader {
     }
 
     mutating func finish(_ draft: Draft) throws {
+        if let problem = draft.problem {
+            result.invalid.append(problem)
+            return
+        }
         let parts = draft.parts.filter { $0.count >= 2 }
         guard !parts.isEmpty else {
             let problem = error("track or route has no segment of two or more points", at: draft.offset)

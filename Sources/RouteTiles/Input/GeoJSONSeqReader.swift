@@ -49,20 +49,26 @@ public enum GeoJSONSeqReader {
             var part = try GeoJSONReader.read(bytes, file: file, options: options)
             let origin = "\(file) line \(line)"
             for i in part.routes.indices { part.routes[i].origin = origin }
+            // Routes the record's reader skipped (--skip-invalid) are placed on the record's line, as thrown errors are.
+            part.invalid = part.invalid.map { moved($0, line: line, file: file) }
             result.append(part)
         } catch let error as InputError {
-            let moved: InputError
-            switch error.location {
-            case let .line(inner, column):
-                moved = InputError(file: file, location: .line(line + inner - 1, column: column), message: error.message)
-            case let .feature(index) where index > 0:
-                moved = InputError(file: file, location: .line(line, column: nil),
-                                   message: "feature \(index): \(error.message)")
-            default:
-                moved = InputError(file: file, location: .line(line, column: nil), message: error.message)
-            }
+            let moved = moved(error, line: line, file: file)
             guard options.skipInvalid else { throw moved }
             result.invalid.append(moved)
+        }
+    }
+
+    /// An error of one record, placed in the whole file: at the record's line (and column, when the record's
+    /// reader gave one), with the feature index when the record is a collection.
+    static func moved(_ error: InputError, line: Int, file: String) -> InputError {
+        switch error.location {
+        case let .line(inner, column):
+            return InputError(file: file, location: .line(line + inner - 1, column: column), message: error.message)
+        case let .feature(index) where index > 0:
+            return InputError(file: file, location: .line(line, column: nil), message: "feature \(index): \(error.message)")
+        default:
+            return InputError(file: file, location: .line(line, column: nil), message: error.message)
         }
     }
 }

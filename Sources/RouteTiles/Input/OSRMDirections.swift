@@ -4,36 +4,40 @@ extension DirectionsBuilder {
     mutating func readOSRM(_ document: JSONValue, routes: [JSONValue]) throws {
         let anchor = Self.osrmAnchor(document, routes: routes)
         for (r, route) in routes.enumerated() {
-            let path = "routes[\(r)]"
-            let line = try osrmGeometry(route["geometry"], path: path + ".geometry", anchor: anchor)
-            var stepIndex = 0
-            for (l, leg) in (route["legs"]?.array ?? []).enumerated() {
-                for (s, step) in (leg["steps"]?.array ?? []).enumerated() {
-                    let stepPath = "\(path).legs[\(l)].steps[\(s)]"
-                    let stepLine = step["geometry"] == nil ? []
-                        : try osrmGeometry(step["geometry"], path: stepPath + ".geometry", anchor: anchor)
-                    let maneuver = step["maneuver"]
-                    var location: Coordinate?
-                    if let pair = maneuver?["location"]?.array, pair.count == 2, let lon = pair[0].double,
-                       let lat = pair[1].double {
-                        location = Coordinate(longitude: lon, latitude: lat)
-                    }
-                    let type = maneuver?["type"]?.string, modifier = maneuver?["modifier"]?.string
-                    let name = step["name"]?.string
-                    addStep(Step(routeIndex: r, line: stepLine,
-                                 instruction: Self.osrmInstruction(type: type, modifier: modifier, name: name),
-                                 name: name, distance: step["distance"]?.double, duration: step["duration"]?.double,
-                                 type: type, modifier: modifier, bearing: maneuver?["bearing_after"]?.double,
-                                 location: location),
-                            index: stepIndex, origin: stepPath)
-                    stepIndex += 1
-                }
-            }
-            let summary = route["legs"]?.array?.compactMap { $0["summary"]?.string }.filter { !$0.isEmpty }
-                .joined(separator: "; ")
-            addRoute(index: r, parts: [line], distance: route["distance"]?.double, duration: route["duration"]?.double,
-                     summary: summary, provider: "osrm", origin: path)
+            try readRoute { builder in try builder.readOSRMRoute(route, index: r, anchor: anchor) }
         }
+    }
+
+    private mutating func readOSRMRoute(_ route: JSONValue, index r: Int, anchor: Coordinate?) throws {
+        let path = "routes[\(r)]"
+        let line = try osrmGeometry(route["geometry"], path: path + ".geometry", anchor: anchor)
+        var stepIndex = 0
+        for (l, leg) in (route["legs"]?.array ?? []).enumerated() {
+            for (s, step) in (leg["steps"]?.array ?? []).enumerated() {
+                let stepPath = "\(path).legs[\(l)].steps[\(s)]"
+                let stepLine = step["geometry"] == nil ? []
+                    : try osrmGeometry(step["geometry"], path: stepPath + ".geometry", anchor: anchor)
+                let maneuver = step["maneuver"]
+                var location: Coordinate?
+                if let pair = maneuver?["location"]?.array, pair.count == 2, let lon = pair[0].double,
+                   let lat = pair[1].double {
+                    location = try self.location(longitude: lon, latitude: lat, path: stepPath + ".maneuver.location")
+                }
+                let type = maneuver?["type"]?.string, modifier = maneuver?["modifier"]?.string
+                let name = step["name"]?.string
+                addStep(Step(routeIndex: r, line: stepLine,
+                             instruction: Self.osrmInstruction(type: type, modifier: modifier, name: name),
+                             name: name, distance: step["distance"]?.double, duration: step["duration"]?.double,
+                             type: type, modifier: modifier, bearing: maneuver?["bearing_after"]?.double,
+                             location: location),
+                        index: stepIndex, origin: stepPath)
+                stepIndex += 1
+            }
+        }
+        let summary = route["legs"]?.array?.compactMap { $0["summary"]?.string }.filter { !$0.isEmpty }
+            .joined(separator: "; ")
+        try addRoute(index: r, parts: [line], distance: route["distance"]?.double, duration: route["duration"]?.double,
+                     summary: summary, provider: "osrm", origin: path)
     }
 
     /// A position the geometry must start near (the first waypoint or maneuver), which tells polyline from
