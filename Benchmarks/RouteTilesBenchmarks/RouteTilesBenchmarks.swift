@@ -73,6 +73,22 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Reading every other format: the same 200,000 positions (20 tracks of 10,000), so that MB/s and points/s
+    // compare. Throughput is in reads per second; points/s = 200,000 × that, MB/s = the input's size × that
+    // (sizes: swift package benchmark prints them in the setup's log line).
+    for format in BenchmarkFormat.allCases {
+        Benchmark("Read \(format.rawValue), 200k points",
+                  configuration: .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(10), maxIterations: 50)) { benchmark, input in
+            for _ in benchmark.scaledIterations {
+                blackHole(try RouteReader.read(bytes: input.bytes, name: input.name, format: input.format))
+            }
+        } setup: {
+            let input = format.input(benchmarkTracks())
+            print("Read \(format.rawValue): \(input.bytes.count) bytes")
+            return input
+        }
+    }
+
     // Reading GeoJSON: 200,000 positions.
     Benchmark("Read GeoJSON, 200k points",
               configuration: .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(10), maxIterations: 50)) { benchmark, bytes in
@@ -96,4 +112,94 @@ let benchmarks: @Sendable () -> Void = {
 /// Counts and drops tiles.
 struct DiscardingSink: TileSink {
     func put(_ tile: TileID, gzipData: [UInt8]) throws {}
+}
+
+/// The 20 tracks of 10,000 points the read benchmarks share.
+func benchmarkTracks() -> [[Coordinate]] {
+    var rng = Seeded(state: 9)
+    return (0..<20).map { _ in track(count: 10_000, lon: 2.35, lat: 48.86, rng: &rng) }
+}
+
+/// One input format of the read benchmarks, written from the same tracks.
+enum BenchmarkFormat: String, CaseIterable {
+    case csv = "CSV"
+    case polyline5 = "polylines (precision 5)"
+    case polyline6 = "polylines (precision 6)"
+    case ndjson = "NDJSON"
+    case gpx = "GPX"
+    case google = "Google directions"
+    case osrm = "OSRM directions"
+    case valhalla = "Valhalla directions"
+
+    struct Input {
+        var bytes: [UInt8]
+        var name: String
+        var format: InputFormat
+    }
+
+    func input(_ tracks: [[Coordinate]]) -> Input {
+        func coordinate(_ c: Coordinate) -> String { String(format: "%.7f,%.7f", c.latitude, c.longitude) }
+        var text = ""
+        switch self {
+        case .csv:
+            text = "route,lat,lon\n"
+            for (i, t) in tracks.enumerated() { for c in t { text += "\(i),\(coordinate(c))\n" } }
+            return Input(bytes: Array(text.utf8), name: "bench.csv", format: .csv)
+        case .polyline5, .polyline6:
+            let precision = self == .polyline5 ? 5 : 6
+            for (i, t) in tracks.enumerated() { text += "t\(i)\t" + PolylineCodec.encode(t, precision: precision) + "\n" }
+            return Input(bytes: Array(text.utf8), name: "bench.polyline", format: .polyline)
+        case .ndjson:
+            for (i, t) in tracks.enumerated() {
+                let coords = t.map { String(format: "[%.7f,%.7f]", $0.longitude, $0.latitude) }.joined(separator: ",")
+                text += #"{"type":"Feature","id":\#(i),"properties":{},"geometry":{"type":"LineString","coordinates":[\#(coords)]}}"# + "\n"
+            }
+            return Input(bytes: Array(text.utf8), name: "bench.ndjson", format: .geojsonseq)
+        case .gpx:
+            text = #"<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="bench">"# + "\n"
+            for (i, t) in tracks.enumerated() {
+                text += "<trk><name>t\(i)</name><trkseg>\n"
+                for (k, c) in t.enumerated() {
+                    text += String(format: "<trkpt lat=\"%.7f\" lon=\"%.7f\"><time>2026-06-01T%02d:%02d:%02dZ</time></trkpt>\n",
+                                   c.latitude, c.longitude, k / 3600 % 24, k / 60 % 60, k % 60)
+                }
+                text += "</trkseg></trk>\n"
+            }
+            text += "</gpx>\n"
+            return Input(bytes: Array(text.utf8), name: "bench.gpx", format: .gpx)
+        case .google, .osrm, .valhalla:
+            // Each track one route, cut into 20 steps.
+            var routes: [String] = []
+            for t in tracks {
+                let steps = stride(from: 0, to: t.count - 1, by: t.count / 20).map { Array(t[$0...min($0 + t.count / 20, t.count - 1)]) }
+                switch self {
+                case .google:
+                    let stepText = steps.map { s in
+                        #"{"html_instructions":"Turn <b>left</b>","distance":{"value":500},"duration":{"value":60},"maneuver":"turn-left","start_location":{"lat":\#(s[0].latitude),"lng":\#(s[0].longitude)},"polyline":{"points":"\#(PolylineCodec.encode(s).replacingOccurrences(of: "\\", with: "\\\\"))"}}"#
+                    }.joined(separator: ",")
+                    routes.append(#"{"summary":"A1","overview_polyline":{"points":"\#(PolylineCodec.encode(t).replacingOccurrences(of: "\\", with: "\\\\"))"},"legs":[{"distance":{"value":10000},"duration":{"value":1200},"steps":[\#(stepText)]}]}"#)
+                case .osrm:
+                    let stepText = steps.map { s in
+                        #"{"name":"Main","distance":500,"duration":60,"geometry":"\#(PolylineCodec.encode(s, precision: 6).replacingOccurrences(of: "\\", with: "\\\\"))","maneuver":{"location":[\#(s[0].longitude),\#(s[0].latitude)],"bearing_before":0,"bearing_after":90,"type":"turn","modifier":"left"}}"#
+                    }.joined(separator: ",")
+                    routes.append(#"{"distance":10000,"duration":1200,"geometry":"\#(PolylineCodec.encode(t, precision: 6).replacingOccurrences(of: "\\", with: "\\\\"))","legs":[{"summary":"Main","steps":[\#(stepText)]}]}"#)
+                default:
+                    let step = t.count / 20
+                    let maneuvers = (0..<20).map { k in
+                        #"{"type":15,"instruction":"Turn left.","street_names":["Main"],"length":0.5,"time":60,"begin_shape_index":\#(k * step),"end_shape_index":\#(min((k + 1) * step, t.count - 1))}"#
+                    }.joined(separator: ",")
+                    routes.append(#"{"units":"kilometers","summary":{"length":10,"time":1200},"legs":[{"shape":"\#(PolylineCodec.encode(t, precision: 6).replacingOccurrences(of: "\\", with: "\\\\"))","maneuvers":[\#(maneuvers)]}]}"#)
+                }
+            }
+            switch self {
+            case .google: text = #"{"status":"OK","routes":[\#(routes.joined(separator: ","))]}"#
+            case .osrm:
+                let first = tracks[0][0]
+                text = #"{"code":"Ok","waypoints":[{"location":[\#(first.longitude),\#(first.latitude)]}],"routes":[\#(routes.joined(separator: ","))]}"#
+            default:
+                text = #"{"trip":\#(routes[0]),"alternates":[\#(routes.dropFirst().map { #"{"trip":\#($0)}"# }.joined(separator: ","))]}"#
+            }
+            return Input(bytes: Array(text.utf8), name: "bench.json", format: .directions)
+        }
+    }
 }

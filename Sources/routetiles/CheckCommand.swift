@@ -6,7 +6,7 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Read route files and report what they hold and what is wrong with them, without building tiles.",
         discussion: """
-            Prints per file its format, routes (per layer), points and errors. With --skip-invalid every invalid \
+            Prints per file its routes (per layer), points, skipped geometries and errors. With --skip-invalid every invalid \
             route is listed; without it, the first error of each file. Exits with status 1 when any file has an error.
             """)
 
