@@ -60,7 +60,7 @@ let benchmarks: @Sendable () -> Void = {
     // The whole pyramid z0–14 of 200,000 GPS points (20 tracks), into memory: input points/s.
     Benchmark("Build z0-14, 200k points (points/s)",
               configuration: .init(metrics: [.wallClock, .throughput, .peakMemoryResident], maxDuration: .seconds(20),
-                                   maxIterations: 5, thresholds: nil)) { benchmark, routes in
+                                   maxIterations: 5, thresholds: nil)) { (benchmark: Benchmark, routes: [Route]) in
         for _ in benchmark.scaledIterations {
             let tiler = RouteTiler(routes: routes, options: TilingOptions())
             let stats = try PyramidBuilder(tiler: tiler).build(into: DiscardingSink())
@@ -78,11 +78,11 @@ let benchmarks: @Sendable () -> Void = {
     // (sizes: swift package benchmark prints them in the setup's log line).
     for format in BenchmarkFormat.allCases {
         Benchmark("Read \(format.rawValue), 200k points",
-                  configuration: .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(10), maxIterations: 50)) { benchmark, input in
+                  configuration: .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(10), maxIterations: 50)) { (benchmark: Benchmark, input: BenchmarkFormat.Input) in
             for _ in benchmark.scaledIterations {
-                blackHole(try RouteReader.read(bytes: input.bytes, name: input.name, format: input.format))
+                blackHole(try RouteReader.read(bytes: input.bytes, name: input.name, format: input.format, options: input.options))
             }
-        } setup: {
+        } setup: { () -> BenchmarkFormat.Input in
             let input = format.input(benchmarkTracks())
             print("Read \(format.rawValue): \(input.bytes.count) bytes")
             return input
@@ -135,6 +135,7 @@ enum BenchmarkFormat: String, CaseIterable {
         var bytes: [UInt8]
         var name: String
         var format: InputFormat
+        var options = ReadOptions()
     }
 
     func input(_ tracks: [[Coordinate]]) -> Input {
@@ -148,7 +149,7 @@ enum BenchmarkFormat: String, CaseIterable {
         case .polyline5, .polyline6:
             let precision = self == .polyline5 ? 5 : 6
             for (i, t) in tracks.enumerated() { text += "t\(i)\t" + PolylineCodec.encode(t, precision: precision) + "\n" }
-            return Input(bytes: Array(text.utf8), name: "bench.polyline", format: .polyline)
+            return Input(bytes: Array(text.utf8), name: "bench.polyline", format: .polyline, options: ReadOptions(precision: precision))
         case .ndjson:
             for (i, t) in tracks.enumerated() {
                 let coords = t.map { String(format: "[%.7f,%.7f]", $0.longitude, $0.latitude) }.joined(separator: ",")

@@ -173,4 +173,35 @@ import Testing
         let error = readError("lat,lon\n1,2\n\"3,4\n", options: ReadOptions(skipInvalid: true))
         #expect(error?.message == "unterminated quoted field 1: no closing '\"'")
     }
+
+    /// Numbers parsed in place from the bytes equal Double(String) on the same text, for random decimals of
+    /// every shape the CSV reader accepts; text that is not a plain decimal is refused.
+    @Test func numbersParsedInPlaceEqualSwiftsParsing() {
+        var random = SeededGenerator(seed: 31)
+        for _ in 0..<20_000 {
+            var text = ["", "-", "+"].randomElement(using: &random) ?? ""
+            let integer = String(UInt64.random(in: 0...UInt64.random(in: 0...999_999_999, using: &random), using: &random))
+            let fraction = String(UInt64.random(in: 0...UInt64.max, using: &random)).prefix(Int.random(in: 0...17, using: &random))
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: text += integer
+            case 1: text += integer + "." + fraction
+            case 2: text += "." + (fraction.isEmpty ? "5" : fraction)
+            default: text += integer + "." + fraction + "e" + String(Int.random(in: -30...30, using: &random))
+            }
+            let bytes = Array(text.utf8)
+            let parsed = bytes.withUnsafeBufferPointer { DecimalText.value(of: $0) }
+            #expect(parsed == Double(text), "\(text)")
+        }
+        for bad in ["", "-", ".", "1e", "nan", "inf", "0x10", "1.2.3", "1,5", " 1"] {
+            #expect(Array(bad.utf8).withUnsafeBufferPointer { DecimalText.value(of: $0) } == nil, "\(bad)")
+        }
+    }
+
+    /// Rows of one route need not be adjacent; the bytes shortcut for repeated keys keeps them apart.
+    @Test func interleavedRoutesAndQuotedKeys() throws {
+        let csv = "route,lat,lon\na,1,1\nb,2,2\na,1.5,1.5\n\"a\",1.7,1.7\n\"b\"\"\",3,3\nb,2.5,2.5\n\"b\"\"\",3.5,3.5\n"
+        let result = try CSVReader.read(Array(csv.utf8), file: "r.csv", options: ReadOptions())
+        #expect(result.routes.map(\.id) == [.string("a"), .string("b"), .string("b\"")])
+        #expect(result.routes.map { $0.parts[0].count } == [3, 2, 2])
+    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads routes from CSV: one row per point, a header row naming the columns.
 ///
 /// Latitude comes from the column `lat` or `latitude`, longitude from `lon`, `lng`, `long` or `longitude` (names
@@ -46,6 +48,9 @@ private struct CSVRouteReader {
     let options: ReadOptions
     var groups: [Group] = []
     var groupIndex: [String: Int] = [:]
+    /// The route field of the last row and its group: rows of one route usually follow each other, and the same
+    /// bytes need no new string and no lookup.
+    var lastKey: (range: Range<Int>, group: Int)?
     var result = ReadResult()
 
     init(scanner: CSVRecordScanner, options: ReadOptions) {
@@ -68,21 +73,20 @@ private struct CSVRouteReader {
                                     message: "row has \(fields), header has \(columns.count)"), group: nil)
                 continue
             }
-            let key = columns.route.map { scanner.text(of: record.fields[$0]).trimmingSpaces() } ?? ""
-            let group = groupIndex[key] ?? newGroup(key: key, line: record.line, hasRouteColumn: columns.route != nil)
+            let group = self.group(of: record, columns: columns)
             guard !groups[group].isInvalid else { continue }
             do throws(InputError) {
                 let latitude = try number(record, column: columns.latitude, name: "latitude")
-                if let problem = CoordinateLimits.latitudeProblem(latitude.value, text: latitude.text) {
+                if let problem = CoordinateLimits.latitudeProblem(latitude, text: fieldText(record, columns.latitude)) {
                     throw InputError(file: file, location: .line(record.line, column: columns.latitude + 1),
                                      message: problem)
                 }
                 let longitude = try number(record, column: columns.longitude, name: "longitude")
-                if let problem = CoordinateLimits.longitudeProblem(longitude.value, text: longitude.text) {
+                if let problem = CoordinateLimits.longitudeProblem(longitude, text: fieldText(record, columns.longitude)) {
                     throw InputError(file: file, location: .line(record.line, column: columns.longitude + 1),
                                      message: problem)
                 }
-                groups[group].points.append(Coordinate(longitude: longitude.value, latitude: latitude.value))
+                groups[group].points.append(Coordinate(longitude: longitude, latitude: latitude))
             } catch {
                 try fail(error, group: group)
             }
@@ -100,6 +104,24 @@ private struct CSVRouteReader {
             result.routes.append(Route(id: group.id, parts: [group.points], origin: "\(file) line \(group.firstLine)"))
         }
         return result
+    }
+
+    /// The group (route) of a row: by its route column, else the one route of the file.
+    private mutating func group(of record: CSVRecordScanner.Record, columns: CSVColumns) -> Int {
+        guard let column = columns.route else {
+            return groupIndex[""] ?? newGroup(key: "", line: record.line, hasRouteColumn: false)
+        }
+        let field = record.fields[column]
+        if let last = lastKey, !field.hasDoubledQuotes, scanner.sameBytes(field.range, last.range) { return last.group }
+        let key = scanner.text(of: field).trimmingSpaces()
+        let group = groupIndex[key] ?? newGroup(key: key, line: record.line, hasRouteColumn: true)
+        lastKey = field.hasDoubledQuotes ? nil : (field.range, group)
+        return group
+    }
+
+    /// A field's text without the spaces around it, for messages.
+    private func fieldText(_ record: CSVRecordScanner.Record, _ column: Int) -> String {
+        scanner.text(of: record.fields[column]).trimmingSpaces()
     }
 
     /// The next record that is not a blank line.
@@ -133,16 +155,18 @@ private struct CSVRouteReader {
         if let group { groups[group].isInvalid = true }
     }
 
-    /// The number in a field, with its text for messages.
-    private func number(_ record: CSVRecordScanner.Record, column: Int,
-                        name: String) throws(InputError) -> (value: Double, text: String) {
-        let text = scanner.text(of: record.fields[column]).trimmingSpaces()
+    /// The number in a field: parsed in place from its bytes, or from its text when it has doubled quotes or is
+    /// not a plain decimal (to say what is wrong).
+    private func number(_ record: CSVRecordScanner.Record, column: Int, name: String) throws(InputError) -> Double {
+        let field = record.fields[column]
+        if let bytes = scanner.trimmedBytes(of: field), let value = DecimalText.value(of: bytes) { return value }
+        let text = scanner.text(of: field).trimmingSpaces()
         let location = InputError.Location.line(record.line, column: column + 1)
         guard !text.isEmpty else { throw InputError(file: file, location: location, message: "\(name) is empty") }
-        guard DecimalText.isDecimal(text), let value = Double(text) else {
+        guard DecimalText.isDecimal(text.utf8), let value = Double(text) else {
             throw InputError(file: file, location: location, message: "\(name) '\(text)' is not a number")
         }
-        return (value, text)
+        return value
     }
 }
 
@@ -150,8 +174,20 @@ private struct CSVRouteReader {
 /// point (`12`, `12.5`, `.5`, `5.`), an optional exponent. Rules out what `Double(String)` would also take
 /// (`inf`, `nan`, hexadecimal).
 enum DecimalText {
-    static func isDecimal(_ text: String) -> Bool {
-        var bytes = text.utf8[...]
+    /// The value of a plain decimal written in `bytes`, or nil when they are not one.
+    static func value(of bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard bytes.count < 64, isDecimal(bytes) else { return nil }
+        // strtod (correctly rounded, as Double(String) is) on a NUL-terminated copy on the stack.
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { text -> Double? in
+            for i in 0..<bytes.count { text[i] = CChar(bitPattern: bytes[i]) }
+            text[bytes.count] = 0
+            guard let start = text.baseAddress else { return nil }
+            return strtod(start, nil)
+        }
+    }
+
+    static func isDecimal<Bytes: Collection<UInt8>>(_ text: Bytes) -> Bool {
+        var bytes = text[...]
         if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
         let integerDigits = bytes.prefix(while: isDigit).count
         bytes = bytes.dropFirst(integerDigits)

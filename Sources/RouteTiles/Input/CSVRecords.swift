@@ -1,3 +1,5 @@
+import Foundation
+
 /// Splits CSV text (RFC 4180) into records of fields.
 ///
 /// Fields are separated by commas, records by CRLF, LF or a lone CR; the last record may lack a line break. A field
@@ -109,6 +111,23 @@ struct CSVRecordScanner {
         }
         throw InputError(file: file, location: .line(startLine, column: number),
                          message: "unterminated quoted field \(number): no closing '\"'")
+    }
+
+    /// The bytes of a field without the spaces and tabs around it, read in place; nil when the field has doubled
+    /// quotes (its text is not its bytes).
+    func trimmedBytes(of field: Field) -> UnsafeBufferPointer<UInt8>? {
+        guard !field.hasDoubledQuotes else { return nil }
+        var lower = field.range.lowerBound, upper = field.range.upperBound
+        while lower < upper && (bytes[lower] == 0x20 || bytes[lower] == 0x09) { lower += 1 }
+        while upper > lower && (bytes[upper - 1] == 0x20 || bytes[upper - 1] == 0x09) { upper -= 1 }
+        return UnsafeBufferPointer(rebasing: bytes[lower..<upper])
+    }
+
+    /// Whether two fields hold the same bytes.
+    func sameBytes(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let base = bytes.baseAddress, a.count > 0 else { return true }
+        return memcmp(base + a.lowerBound, base + b.lowerBound, a.count) == 0
     }
 
     /// The text of a field, with doubled quotes undone. Invalid UTF-8 becomes U+FFFD.
