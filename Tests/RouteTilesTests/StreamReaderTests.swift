@@ -78,6 +78,61 @@ private func sample(_ name: String) -> String {
         #expect(result.invalid.map { $0.description.hasPrefix("\(path):4") } == [false, true], "\(result.invalid)")
     }
 
+    /// GPX read in chunks as small as 16 bytes (every token cut by a chunk's end somewhere) gives the routes and
+    /// the errors, with their lines and columns, of a read of the whole file.
+    @Test func gpxStreamedInAnyChunkSizeEqualsReadWhole() throws {
+        let folder = try TemporaryFolder()
+        var segments = ""
+        for segment in 0..<40 {
+            segments += "<trkseg>\n"
+            for k in 0..<7 {
+                segments += "  <trkpt lat=\"47.\(segment)\(k)1\" lon='8.\(k)\(segment)2'><time>T\(segment)-\(k)</time></trkpt>\n"
+            }
+            segments += "</trkseg>"
+        }
+        var valid = "\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?>\r\n<!DOCTYPE gpx [ <!ELEMENT gpx ANY> ]>\n"
+        valid += "<gpx version=\"1.1\" xmlns:x=\"urn:x\">\n<!-- a comment with > and - inside -->\n"
+        valid += "<trk><name>Caf\u{E9} &amp; &#x42;ar <![CDATA[<raw> & ]]></name><desc>d</desc><x:ext a='1'/>"
+        valid += segments
+        valid += "</trk>\n<rte><name>r</name><rtept lat=\"1\" lon=\"2\"/><rtept lat=\"1.5\" lon=\"2.5\"/></rte><wpt lat=\"0\" lon=\"0\"/>\n</gpx>\n"
+        let invalid = [
+            valid.replacingOccurrences(of: "lat=\"47.351\"", with: "lat=\"97.351\""),
+            valid.replacingOccurrences(of: "</desc>", with: "</dsc>"),
+            valid.replacingOccurrences(of: "&amp;", with: "&amb;"),
+            String(valid.dropLast(12)),
+            valid.replacingOccurrences(of: "<rtept lat=\"1.5\" lon=\"2.5\"/>", with: ""),
+        ]
+        for (n, text) in ([valid] + invalid).enumerated() {
+            let path = folder.path("t\(n).gpx")
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let whole: Result<ReadResult, InputError> = Result { try GPXReader.read(Array(text.utf8), file: path, options: ReadOptions()) }
+                .mapError { $0 as? InputError ?? InputError(file: "?", message: "\($0)") }
+            if n == 0 {
+                let routes = try whole.get().routes
+                #expect(routes.count == 2 && routes[0].parts.count == 40 && routes[0].parts.allSatisfy { $0.count == 7 })
+                #expect(routes[0].properties.first { $0.key == "name" }?.value == .string("Caf\u{E9} & Bar <raw> &"))
+            } else {
+                #expect(throws: InputError.self, "case \(n)") { try whole.get() }
+            }
+            for chunk in [16, 17, 31, 64, 100, 4096] {
+                let streamed: Result<ReadResult, InputError> = Result { try GPXReader.read(path: path, options: ReadOptions(), chunkSize: chunk) }
+                    .mapError { $0 as? InputError ?? InputError(file: "?", message: "\($0)") }
+                switch (whole, streamed) {
+                case let (.success(a), .success(b)):
+                    #expect(a.routes.map(\.parts) == b.routes.map(\.parts), "case \(n), chunk \(chunk)")
+                    #expect(a.routes.map(\.properties) == b.routes.map(\.properties), "case \(n), chunk \(chunk)")
+                    #expect(a.routes.map(\.origin) == b.routes.map(\.origin) && a.skippedGeometries == b.skippedGeometries)
+                case let (.failure(a), .failure(b)):
+                    #expect(a.description == b.description, "case \(n), chunk \(chunk)")
+                default:
+                    Issue.record("case \(n), chunk \(chunk): \(whole) against \(streamed)")
+                }
+            }
+        }
+        // RouteReader streams .gpx files.
+        #expect(try RouteReader.read(path: folder.path("t0.gpx")).routes.count == 2)
+    }
+
     @Test func ndjsonStreamedEqualsReadWhole() throws {
         let path = sample("delivery-vans.ndjson")
         let streamed = try RouteReader.read(path: path)

@@ -55,6 +55,12 @@ final class ChunkedInput {
         }
     }
 
+    /// The file's next chunk as read, or nil at its end; valid until the next call.
+    func nextChunk() throws(InputError) -> ArraySlice<UInt8>? {
+        guard !atEnd, try fill() else { return nil }
+        return chunk[0..<chunkEnd]
+    }
+
     /// Calls `body` with each record (separated by a line feed or an RS, 0x1E) and the line it starts on; the
     /// bytes are valid only during the call.
     func forEachRecord(_ body: (ArraySlice<UInt8>, Int) throws -> Void) throws {

@@ -1,34 +1,63 @@
 /// Reads GPX 1.1 (UTF-8): each `trk` becomes a route with its `trkseg`s as parts, each `rte` a route of its
 /// `rtept`s, with `name`, `desc`, `type` and the first and last point `time`s as `start_time` / `end_time`.
 ///
-/// The file is tokenized in one pass (`XMLTokenizer`) without building a tree. Waypoints (`wpt`) are counted in
+/// The file is tokenized in one pass (`XMLTokenizer`) without building a tree, and read as a stream: a window of
+/// about one chunk is held, never the whole file. Waypoints (`wpt`) are counted in
 /// `ReadResult.skippedGeometries`. Errors carry line and column; a track with no segment of two points, or with a
 /// point whose coordinates are missing or out of range, is invalid (skipped whole with `--skip-invalid`). XML that
 /// is not well formed stops the read whatever the options.
 public enum GPXReader {
+    /// Reads GPX held in memory (an HTTP body).
     public static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
-        try bytes.withUnsafeBufferPointer { buffer throws -> ReadResult in
-            var reader = GPXDocumentReader(tokenizer: XMLTokenizer(bytes: buffer), file: file, options: options)
-            do {
-                return try reader.read()
-            } catch let error as XMLTokenizer.SyntaxError {
-                let position = TextPosition(offset: error.offset, in: buffer)
-                throw InputError(file: file, location: .line(position.line, column: position.column),
-                                 message: error.message)
+        var reader = GPXDocumentReader(file: file, options: options)
+        _ = try bytes.withUnsafeBufferPointer { try reader.consume($0, base: 0, isFinal: true) }
+        return reader.result
+    }
+
+    /// Reads a GPX file as a stream: in chunks of `chunkSize` bytes, holding one chunk and the token that crosses
+    /// its end, never the whole file.
+    public static func read(path: String, options: ReadOptions, chunkSize: Int = 1 << 20) throws -> ReadResult {
+        let input = try ChunkedInput(path: path, chunkSize: chunkSize)
+        var reader = GPXDocumentReader(file: path, options: options)
+        var window: [UInt8] = []
+        var base = 0
+        var isFinal = false
+        while !isFinal {
+            if let chunk = try input.nextChunk() {
+                window.append(contentsOf: chunk)
+            } else {
+                isFinal = true
             }
+            let consumed = try window.withUnsafeBufferPointer { buffer in
+                try reader.consume(buffer, base: base, isFinal: isFinal)
+            }
+            window.removeSubrange(0..<consumed)
+            base += consumed
         }
+        return reader.result
     }
 }
 
+/// Turns the tokens of a GPX document into routes. The document may come in windows (`consume` once per window,
+/// the last with `isFinal`); each window starts where the previous one stopped.
 private struct GPXDocumentReader {
-    var tokenizer: XMLTokenizer
     let file: String
     let options: ReadOptions
     var result = ReadResult()
+    private var stack: [Substring] = []
+    private var draft: Draft?
+    private var text = ""
+    private var sawRoot = false
+    /// Lines counted up to `lines.offset` (absolute), so that positions cost a scan of new bytes only.
+    private var lines = LineCursor()
+    /// The window being consumed, and the absolute offset of its first byte.
+    private var window = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    private var base = 0
 
     /// The route being read: a `trk` or an `rte`.
     struct Draft {
         var offset: Int
+        var position: TextPosition
         var properties: [Property] = []
         var parts: [[Coordinate]] = []
         var startTime: String?
@@ -37,15 +66,59 @@ private struct GPXDocumentReader {
         var problem: InputError?
     }
 
-    init(tokenizer: XMLTokenizer, file: String, options: ReadOptions) {
-        self.tokenizer = tokenizer
+    /// Line and column of absolute offsets, counted forward through the windows.
+    struct LineCursor {
+        var offset = 0
+        var line = 1
+        var lineStart = 0
+    }
+
+    init(file: String, options: ReadOptions) {
         self.file = file
         self.options = options
     }
 
-    func error(_ message: String, at offset: Int) -> InputError {
-        let position = TextPosition(offset: offset, in: tokenizer.bytes)
-        return InputError(file: file, location: .line(position.line, column: position.column), message: message)
+    /// Reads the tokens of `buffer` (input bytes from absolute offset `base`) and returns how many bytes it
+    /// consumed: all of them, or up to the token that the window's end cuts short.
+    mutating func consume(_ buffer: UnsafeBufferPointer<UInt8>, base: Int, isFinal: Bool) throws -> Int {
+        window = buffer
+        self.base = base
+        defer { window = UnsafeBufferPointer(start: nil, count: 0) }
+        var tokenizer = XMLTokenizer(bytes: buffer, isFinal: isFinal, atInputStart: base == 0)
+        do {
+            while let token = try tokenizer.next() {
+                try handle(token, at: base + tokenizer.tokenOffset)
+            }
+        } catch let error as XMLTokenizer.SyntaxError {
+            if error.needsMore {
+                _ = position(of: base + error.offset)
+                return error.offset
+            }
+            throw self.error(error.message, at: base + error.offset)
+        }
+        if let open = stack.last { throw error("the file ends inside <\(open)>", at: base + buffer.count) }
+        guard sawRoot else { throw InputError(file: file, message: "no <gpx> element") }
+        return buffer.count
+    }
+
+    /// The line and column of an absolute offset in the current window, at or after the offsets asked before.
+    mutating func position(of offset: Int) -> TextPosition {
+        let end = min(max(offset, lines.offset), base + window.count)
+        var index = lines.offset
+        while index < end {
+            if window[index - base] == UInt8(ascii: "\n") {
+                lines.line += 1
+                lines.lineStart = index + 1
+            }
+            index += 1
+        }
+        lines.offset = end
+        return TextPosition(line: lines.line, column: max(offset, lines.lineStart) - lines.lineStart + 1)
+    }
+
+    mutating func error(_ message: String, at offset: Int) -> InputError {
+        let p = position(of: offset)
+        return InputError(file: file, location: .line(p.line, column: p.column), message: message)
     }
 
     static func localName(_ name: String) -> Substring {
@@ -53,76 +126,66 @@ private struct GPXDocumentReader {
         return name[name.index(after: colon)...]
     }
 
-    mutating func read() throws -> ReadResult {
-        var stack: [Substring] = []
-        var draft: Draft?
-        var text = ""
-        var sawRoot = false
-        while let token = try tokenizer.next() {
-            let offset = tokenizer.tokenOffset
-            switch token {
-            case .text(let value):
-                if stack.isEmpty, value.contains(where: { !$0.isWhitespace }) {
-                    throw error("text outside the root element", at: offset)
-                }
-                text += value
-            case let .start(name, attributes, selfClosing):
-                let local = Self.localName(name)
-                if stack.isEmpty {
-                    guard !sawRoot else { throw error("a second root element <\(name)>", at: offset) }
-                    guard local == "gpx" else { throw error("expected a <gpx> root element, found <\(name)>", at: offset) }
-                    sawRoot = true
-                }
-                text = ""
-                let parent = stack.last
-                switch local {
-                case "trk" where parent == "gpx", "rte" where parent == "gpx":
-                    draft = Draft(offset: offset)
-                case "trkseg" where parent == "trk":
-                    draft?.parts.append([])
-                case "trkpt" where parent == "trkseg", "rtept" where parent == "rte":
-                    let point: Coordinate
-                    do {
-                        point = try coordinate(attributes, tag: name, at: offset)
-                    } catch let problem as InputError where options.skipInvalid {
-                        if draft?.problem == nil { draft?.problem = problem }
-                        break
-                    }
-                    if local == "rtept", draft?.parts.isEmpty == true { draft?.parts.append([]) }
-                    if let last = draft?.parts.indices.last { draft?.parts[last].append(point) }
-                case "wpt" where parent == "gpx":
-                    result.skippedGeometries["wpt", default: 0] += 1
-                default: break
-                }
-                if !selfClosing { stack.append(local) }
-            case .end(let name):
-                let local = Self.localName(name)
-                guard let open = stack.popLast() else { throw error("end tag </\(name)> without a start tag", at: offset) }
-                guard open == local else { throw error("end tag </\(name)> does not close <\(open)>", at: offset) }
-                let parent = stack.last
-                switch local {
-                case "name" where parent == "trk" || parent == "rte",
-                     "desc" where parent == "trk" || parent == "rte",
-                     "type" where parent == "trk" || parent == "rte":
-                    draft?.properties.append(Property(String(local), .string(text.trimmingSpace)))
-                case "time" where parent == "trkpt" || parent == "rtept":
-                    let time = text.trimmingSpace
-                    if draft?.startTime == nil { draft?.startTime = time }
-                    draft?.endTime = time
-                case "trk" where parent == "gpx", "rte" where parent == "gpx":
-                    if let finished = draft { try finish(finished) }
-                    draft = nil
-                default: break
-                }
-                text = ""
+    mutating func handle(_ token: XMLTokenizer.Token, at offset: Int) throws {
+        switch token {
+        case .text(let value):
+            if stack.isEmpty, value.contains(where: { !$0.isWhitespace }) {
+                throw error("text outside the root element", at: offset)
             }
+            text += value
+        case let .start(name, attributes, selfClosing):
+            let local = Self.localName(name)
+            if stack.isEmpty {
+                guard !sawRoot else { throw error("a second root element <\(name)>", at: offset) }
+                guard local == "gpx" else { throw error("expected a <gpx> root element, found <\(name)>", at: offset) }
+                sawRoot = true
+            }
+            text = ""
+            let parent = stack.last
+            switch local {
+            case "trk" where parent == "gpx", "rte" where parent == "gpx":
+                draft = Draft(offset: offset, position: position(of: offset))
+            case "trkseg" where parent == "trk":
+                draft?.parts.append([])
+            case "trkpt" where parent == "trkseg", "rtept" where parent == "rte":
+                let point: Coordinate
+                do {
+                    point = try coordinate(attributes, tag: name, at: offset)
+                } catch let problem as InputError where options.skipInvalid {
+                    if draft?.problem == nil { draft?.problem = problem }
+                    break
+                }
+                if local == "rtept", draft?.parts.isEmpty == true { draft?.parts.append([]) }
+                if let last = draft?.parts.indices.last { draft?.parts[last].append(point) }
+            case "wpt" where parent == "gpx":
+                result.skippedGeometries["wpt", default: 0] += 1
+            default: break
+            }
+            if !selfClosing { stack.append(local) }
+        case .end(let name):
+            let local = Self.localName(name)
+            guard let open = stack.popLast() else { throw error("end tag </\(name)> without a start tag", at: offset) }
+            guard open == local else { throw error("end tag </\(name)> does not close <\(open)>", at: offset) }
+            let parent = stack.last
+            switch local {
+            case "name" where parent == "trk" || parent == "rte",
+                 "desc" where parent == "trk" || parent == "rte",
+                 "type" where parent == "trk" || parent == "rte":
+                draft?.properties.append(Property(String(local), .string(text.trimmingSpace)))
+            case "time" where parent == "trkpt" || parent == "rtept":
+                let time = text.trimmingSpace
+                if draft?.startTime == nil { draft?.startTime = time }
+                draft?.endTime = time
+            case "trk" where parent == "gpx", "rte" where parent == "gpx":
+                if let finished = draft { try finish(finished) }
+                draft = nil
+            default: break
+            }
+            text = ""
         }
-        if let open = stack.last { throw error("the file ends inside <\(open)>", at: tokenizer.bytes.count) }
-        guard sawRoot else { throw InputError(file: file, message: "no <gpx> element") }
-        return result
     }
 
-    func coordinate(_ attributes: [(String, String)], tag: String, at offset: Int) throws -> Coordinate {
+    mutating func coordinate(_ attributes: [(String, String)], tag: String, at offset: Int) throws -> Coordinate {
         func value(_ key: String) throws -> Double {
             guard let text = attributes.first(where: { $0.0 == key })?.1 else {
                 throw error("<\(tag)> has no \(key) attribute", at: offset)
@@ -144,7 +207,8 @@ private struct GPXDocumentReader {
         }
         let parts = draft.parts.filter { $0.count >= 2 }
         guard !parts.isEmpty else {
-            let problem = error("track or route has no segment of two or more points", at: draft.offset)
+            let problem = InputError(file: file, location: .line(draft.position.line, column: draft.position.column),
+                                     message: "track or route has no segment of two or more points")
             guard options.skipInvalid else { throw problem }
             result.invalid.append(problem)
             return

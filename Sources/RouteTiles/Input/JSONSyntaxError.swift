@@ -21,6 +21,11 @@ struct TextPosition: Equatable, Sendable {
     var line: Int
     var column: Int
 
+    init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
+
     init(offset: Int, in bytes: UnsafeBufferPointer<UInt8>) {
         let end = min(max(offset, 0), bytes.count)
         var line = 1

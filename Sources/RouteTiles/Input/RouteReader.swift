@@ -50,7 +50,7 @@ public struct ReadResult: Sendable {
 /// Reads a route file of any supported format.
 public enum RouteReader {
     /// Reads the file at `path`, in `format` or else the format `InputFormat.detect` finds. Errors name `path` as
-    /// the file. GeoJSON text sequences and NDJSON are streamed; other formats are read whole.
+    /// the file. GeoJSON text sequences, NDJSON and GPX are streamed; other formats are read whole.
     public static func read(path: String, format: InputFormat? = nil,
                             options: ReadOptions = ReadOptions()) throws -> ReadResult {
         let detected: InputFormat?
@@ -63,6 +63,9 @@ public enum RouteReader {
             var result = ReadResult()
             try GeoJSONSeqReader.forEachRecord(path: path, options: options) { result.append($0) }
             return result
+        }
+        if detected == .gpx {
+            return try GPXReader.read(path: path, options: options)
         }
         // Detected again on the whole file: the start alone may not tell directions from GeoJSON.
         return try read(bytes: try FileBytes.contents(atPath: path), name: path, format: format, options: options)

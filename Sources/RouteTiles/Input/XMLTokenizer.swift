@@ -25,20 +25,44 @@ struct XMLTokenizer {
     struct SyntaxError: Error, Equatable {
         var offset: Int
         var message: String
+        /// Not an error of the text: the window ends inside the token that starts at `offset`, and more input
+        /// is needed to read it (only when the window is not final).
+        var needsMore = false
     }
 
     let bytes: UnsafeBufferPointer<UInt8>
+    /// Whether `bytes` run to the end of the input. When not, a token that reaches the end of `bytes` may go on
+    /// in the input's next bytes: `next()` then throws a `SyntaxError` with `needsMore` at the token's start.
+    let isFinal: Bool
     private(set) var offset = 0
     /// Byte offset of the token last returned.
     private(set) var tokenOffset = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    /// A tokenizer over `bytes`, a window of the input when `isFinal` is false; a UTF-8 byte order mark at the
+    /// start of the input (`atInputStart`) is skipped.
+    init(bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool = true, atInputStart: Bool = true) {
         self.bytes = bytes
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { offset = 3 }
+        self.isFinal = isFinal
+        if atInputStart, bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { offset = 3 }
     }
 
     /// The next token, or nil at the end of the input.
     mutating func next() throws(SyntaxError) -> Token? {
+        guard !isFinal else { return try nextToken() }
+        // In a window, a token (or an error) that reached the window's end may be cut short: read it again once
+        // more input is there. A token that ends exactly at the end is read again too, which costs little.
+        let token: Token?
+        do {
+            token = try nextToken()
+        } catch {
+            if offset >= bytes.count { throw SyntaxError(offset: tokenOffset, message: "", needsMore: true) }
+            throw error
+        }
+        if offset >= bytes.count { throw SyntaxError(offset: token == nil ? offset : tokenOffset, message: "", needsMore: true) }
+        return token
+    }
+
+    private mutating func nextToken() throws(SyntaxError) -> Token? {
         while offset < bytes.count {
             tokenOffset = offset
             guard bytes[offset] == UInt8(ascii: "<") else { return .text(try readText()) }
