@@ -198,6 +198,10 @@ import Testing
         try Data("# changed\n3/1/2\n".utf8).write(to: URL(fileURLWithPath: list))
         let wide = try await routetiles(["seed", "--tile-list", list, "--expand-zooms", "2-4", "--dry-run"])
         #expect(dryRunCounts(wide.text).zooms == [2: 1, 3: 1, 4: 4], "\(wide.text) \(wide.stderr)")
+        // A list from a pipe (standard input here), as `tail -f expire.log | …` or `<(…)` give one.
+        let piped = try await ExternalTool.runDetached(ExternalTool.routetiles, ["seed", "--tile-list", "/dev/stdin", "--dry-run"],
+                                                       stdin: Array("5/1/1\n5/2/2\n6/0/0\n".utf8))
+        #expect(dryRunCounts(piped.text).zooms == [5: 2, 6: 1], "\(piped.text) \(piped.stderr)")
     }
 
     @Test func convertCopiesEveryTileAndTheMetadataBetweenAllStores() async throws {
