@@ -73,6 +73,33 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // What a PUT of a 100,000-point track costs on the server, part by part: the tiler (projection, lengths,
+    // simplification importance, index), then the cover at z0–14.
+    let putRoute: @Sendable () -> Route = {
+        var points: [Coordinate] = []
+        var lon = 13.4, lat = 52.5, heading = 0.0
+        for i in 0..<100_000 {
+            // Rounded to 7 decimals, as the JSON body of Benchmarks/scripts/live_append.sh writes them.
+            points.append(Coordinate(longitude: (lon * 1e7).rounded() / 1e7, latitude: (lat * 1e7).rounded() / 1e7))
+            heading += sin(Double(i) * 0.37) * 0.5
+            lon += cos(heading) * 0.0001
+            lat += sin(heading) * 0.00007
+        }
+        return Route(id: .string("long"), parts: [points])
+    }
+    Benchmark("PUT 100k points: tiler",
+              configuration: .init(metrics: [.wallClock], maxDuration: .seconds(10), maxIterations: 20)) { (benchmark: Benchmark, route: Route) in
+        for _ in benchmark.scaledIterations {
+            blackHole(RouteTiler(routes: [route], options: TilingOptions()))
+        }
+    } setup: { () -> Route in putRoute() }
+    Benchmark("PUT 100k points: cover z0-14",
+              configuration: .init(metrics: [.wallClock], maxDuration: .seconds(10), maxIterations: 20)) { (benchmark: Benchmark, tiler: RouteTiler) in
+        for _ in benchmark.scaledIterations {
+            blackHole(tiler.cover())
+        }
+    } setup: { () -> RouteTiler in RouteTiler(routes: [putRoute()], options: TilingOptions()) }
+
     // Reading every other format: the same 200,000 positions (20 tracks of 10,000), so that MB/s and points/s
     // compare. Throughput is in reads per second; points/s = 200,000 × that, MB/s = the input's size × that
     // (sizes: swift package benchmark prints them in the setup's log line).

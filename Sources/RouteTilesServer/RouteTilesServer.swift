@@ -23,6 +23,7 @@ public struct RouteTilesServer: Sendable {
     {
         Application(
             responder: RouteTilesResponder(state: state),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()])),
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                     serverName: "routetiles/\(RouteTilesVersion.string)"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },

@@ -24,6 +24,23 @@ import Testing
         c.maxBodyBytes = 100_000
     }
 
+    /// A client that sends `Expect: 100-continue` and waits for the interim answer before its body (curl does for
+    /// bodies over 1 MB) gets `100 Continue` at once, then the final answer.
+    @Test func expectContinueIsAnsweredBeforeTheBody() async throws {
+        let routes = LiveRouteSet(routes: TestServer.parisRoutes(count: 1, points: 50), options: TestServer.options())
+        try await TestServer.with(.live(routes), configure: { $0.writeToken = Self.token }) { server in
+            let port = try #require(Int(server.base.split(separator: ":").last ?? ""))
+            let body = feature(id: "expect", line(from: 2.35, 48.85, count: 40))
+            let head = "POST /routes HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\n"
+                + "Content-Type: application/geo+json\r\nContent-Length: \(body.count)\r\nExpect: 100-continue\r\n"
+                + "Connection: close\r\n\r\n"
+            let outcome = try await RawHTTPExchange.run(port: port, head: head, body: body, waitFor: "HTTP/1.1 100 Continue\r\n\r\n")
+            #expect(outcome.beforeBody.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(outcome.beforeBody)")
+            #expect(outcome.all.contains("HTTP/1.1 201 Created"), "\(outcome.all)")
+            #expect(try await server.get("/routes/expect").status == 200)
+        }
+    }
+
     @Test func writesNeedTheTokenAndAWellFormedBodyWithinTheLimit() async throws {
         let body = feature(line(from: 2.35, 48.86))
         // Writes off without --write-token.
