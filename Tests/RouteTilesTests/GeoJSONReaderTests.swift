@@ -282,6 +282,22 @@ import Testing
         ])
     }
 
+    /// A coordinate too large for a Double is an out-of-range coordinate of its feature, skippable, not a syntax
+    /// error that stops the file; a property that large is still refused.
+    @Test func hugeCoordinatesAreOutOfRangeNotSyntaxErrors() throws {
+        let text = collection(
+            feature(line, id: "1"),
+            feature(#"{"type": "LineString", "coordinates": [[0, 0], [1e400, 1]]}"#, id: "2"),
+            feature(line, id: "3"))
+        let result = try readGeoJSON(text, skipInvalid: true)
+        #expect(result.routes.map(\.id) == [.number(1), .number(3)])
+        #expect(result.invalid == [InputError(file: "t.geojson", location: .feature(1),
+                                              message: "coordinate 1 of part 0: longitude inf is out of range [-720, 720]")])
+        #expect(inputError { _ = try readGeoJSON(text) }?.location == .feature(1))
+        let property = collection(#"{"type": "Feature", "properties": {"x": 1e400}, "geometry": \#(line)}"#)
+        #expect(inputError { _ = try readGeoJSON(property, skipInvalid: true) }?.message == "number out of range")
+    }
+
     @Test func reportsAnInvalidSingleFeatureUnderSkipInvalid() throws {
         let result = try readGeoJSON(#"{"type": "LineString", "coordinates": [[0, 0]]}"#, skipInvalid: true)
         #expect(result.routes.isEmpty)

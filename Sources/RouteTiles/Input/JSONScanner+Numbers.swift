@@ -3,7 +3,8 @@
 /// Simple decimals take an exact fast path: when the significant digits form an integer below 2^53 and the decimal
 /// exponent is small enough that the power of ten is itself exact, one IEEE multiplication or division gives the
 /// correctly rounded result. Everything else (long mantissas, large exponents) falls back to the standard library's
-/// `Double(String)`, which rounds correctly. A result that is not finite is an error ("number out of range").
+/// `Double(String)`, which rounds correctly. A result too large for a `Double` is ±infinity from `readDouble()`
+/// (coordinates, range-checked by their readers) and an error from `readNumber()` ("number out of range").
 extension JSONScanner {
     /// A number as scanned: its value, where its text lies, and whether it was written as an integer (no fraction,
     /// no exponent).
@@ -20,14 +21,17 @@ extension JSONScanner {
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ]
 
-    /// Reads a number's value.
+    /// Reads a number's value; one too large for a `Double` (`1e400`) is ±infinity, for the caller to judge
+    /// (a coordinate is then out of range, which `--skip-invalid` can skip, rather than a syntax error).
     mutating func readDouble() throws(JSONSyntaxError) -> Double {
         try scanNumber().value
     }
 
-    /// Reads a number with its text, for the places where the text matters (ids, integer properties).
+    /// Reads a number with its text, for the places where the text matters (ids, integer properties). A number
+    /// too large for a `Double` is an error here ("number out of range").
     mutating func readNumber() throws(JSONSyntaxError) -> JSONNumber {
         let number = try scanNumber()
+        guard number.value.isFinite else { throw error("number out of range", at: number.start) }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[number.start..<number.end]), as: UTF8.self)
         return JSONNumber(text: text, value: number.value, isInteger: number.isInteger)
     }
@@ -131,7 +135,6 @@ extension JSONScanner {
             }
             value = parsed
         }
-        guard value.isFinite else { throw error("number out of range", at: start) }
         return ScannedNumber(value: value, start: start, end: index, isInteger: isInteger)
     }
 
