@@ -64,7 +64,9 @@ struct BuildCommand: ParsableCommand {
         let started = Date()
         let terminal = Terminal(quiet: quiet)
         // The parsed routes live only until they are projected: the tiler keeps its own packed copy.
-        let tiler = RouteTiler(routes: try RouteInputs.read(inputs, format: reading.inputFormat, options: reading.readOptions, terminal: terminal), options: tiling.tilingOptions)
+        let routes = try RouteInputs.read(inputs, format: reading.inputFormat, options: reading.readOptions,
+                                          terminal: terminal)
+        let tiler = RouteTiler(routes: routes, options: tiling.tilingOptions)
         let outputPath = output ?? "Tiles/build/" + Self.defaultName(for: inputs[0])
         let destination = URL(fileURLWithPath: outputPath)
         let store: any TileStore
@@ -82,8 +84,7 @@ struct BuildCommand: ParsableCommand {
         do {
             statistics = try builder.build(into: store, progress: terminal.progressReporter(started: started))
             terminal.endProgress()
-            let defaultName = storeFormat(for: outputPath) == .directory
-                ? destination.lastPathComponent : destination.deletingPathExtension().lastPathComponent
+            let defaultName = storeFormat(for: outputPath).tilesetName(forPath: outputPath)
             let metadata = TilesetMetadata(name: name ?? defaultName, tiler: tiler)
             try store.putMetadata(metadata)
             if let baseUrl, let folder = store as? DirectoryTileStore {

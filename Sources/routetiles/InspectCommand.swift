@@ -33,23 +33,15 @@ struct InspectCommand: ParsableCommand {
         }
         let tileset = isFolder.boolValue || TileStoreFormat(path: path) != .directory
         let file = tileset ? "\(path), tile \(id)" : path
-        let data: [UInt8]
+        let stored: [UInt8]?
         do {
-            if tileset {
-                guard let tile = try TileStoreFormat.openSource(path: path).gzipTile(id) else {
-                    throw failure("error: \(path): no such tile: \(id) (empty tiles are not written)")
-                }
-                data = tile
-            } else {
-                guard let contents = FileManager.default.contents(atPath: path) else {
-                    throw failure("error: \(path): cannot read the file")
-                }
-                data = [UInt8](contents)
-            }
-        } catch let error as ExitCode {
-            throw error
+            // A tileset's tile by z/x/y, or the single file's bytes.
+            stored = tileset ? try TileStoreFormat.openSource(path: path).gzipTile(id) : try FileBytes.contents(atPath: path)
         } catch {
             throw failure("error: \(error)")
+        }
+        guard let data = stored else {
+            throw failure("error: \(path): no such tile: \(id) (empty tiles are not written)")
         }
         do {
             var bytes = data

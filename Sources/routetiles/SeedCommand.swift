@@ -218,8 +218,7 @@ struct SeedCommand: AsyncParsableCommand {
         progress.end()
         do {
             if let error = firstError.withLock({ $0 }) { throw error }
-            let name = format == .directory ? URL(fileURLWithPath: output).lastPathComponent
-                : URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
+            let name = format.tilesetName(forPath: output)
             try sink.putMetadata(TilesetMetadata(name: name, tiler: tiler).restricted(to: tiles))
             try sink.commit()
         } catch {

@@ -112,9 +112,7 @@ struct ServeCommand: AsyncParsableCommand {
             } catch {
                 throw failure("error: \(error)")
             }
-            name = TileStoreFormat(path: tiles) == .directory
-                ? URL(fileURLWithPath: tiles).lastPathComponent
-                : URL(fileURLWithPath: tiles).deletingPathExtension().lastPathComponent
+            name = TileStoreFormat(path: tiles).tilesetName(forPath: tiles)
         } else {
             let files = inputs.isEmpty ? try Self.bundledSamples() : inputs
             let routes = try RouteInputs.read(files, format: reading.inputFormat, options: reading.readOptions,

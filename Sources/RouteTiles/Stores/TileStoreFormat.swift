@@ -15,6 +15,13 @@ public enum TileStoreFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// The name of the tileset stored at `path` in this kind of store: a folder's name, an archive's file name
+    /// without its extension.
+    public func tilesetName(forPath path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return self == .directory ? url.lastPathComponent : url.deletingPathExtension().lastPathComponent
+    }
+
     /// An empty store of this kind writing to `path`.
     public func makeStore(path: String, replace: Bool) throws -> any TileStore {
         let url = URL(fileURLWithPath: path)

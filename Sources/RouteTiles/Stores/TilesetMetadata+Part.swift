@@ -4,11 +4,19 @@ extension TilesetMetadata {
     /// tiles cover (at the deepest zoom, where it is tightest), the centre moved inside both. Unchanged when
     /// `tiles` is empty.
     public func restricted(to tiles: some Collection<TileID>) -> TilesetMetadata {
-        guard let lowest = tiles.map(\.z).min(), let deepest = tiles.map(\.z).max() else { return self }
-        var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
-        for t in tiles where t.z == deepest {
-            minX = min(minX, t.x); maxX = max(maxX, t.x)
-            minY = min(minY, t.y); maxY = max(maxY, t.y)
+        guard let first = tiles.first else { return self }
+        // One pass: the zoom range, and the tile range at the deepest zoom seen so far.
+        var lowest = first.z, deepest = first.z
+        var minX = first.x, minY = first.y, maxX = first.x, maxY = first.y
+        for t in tiles {
+            lowest = min(lowest, t.z)
+            if t.z > deepest {
+                deepest = t.z
+                (minX, minY, maxX, maxY) = (t.x, t.y, t.x, t.y)
+            } else if t.z == deepest {
+                minX = min(minX, t.x); maxX = max(maxX, t.x)
+                minY = min(minY, t.y); maxY = max(maxY, t.y)
+            }
         }
         let size = WebMercator.worldSize / Double(1 << deepest)
         let northWest = WebMercator.unproject(MapPoint(x: Double(minX) * size, y: Double(minY) * size))

@@ -2,15 +2,14 @@ import Foundation
 
 /// One HTTP/1.1 exchange over a plain loopback socket, for what a high-level client hides: a request head is sent,
 /// then (when `waitFor` is given) the bytes received are awaited until they contain `waitFor`, then the body is
-/// sent and everything up to the connection's close (or `timeout` seconds) is returned. Runs on a thread of its own.
+/// sent and everything up to the connection's close (or `timeout` seconds) is returned; the head should ask for
+/// `Connection: close`. Runs on a thread of its own.
 enum RawHTTPExchange {
     struct Outcome {
         /// What arrived before the body was sent.
         var beforeBody: String
         /// Everything received.
         var all: String
-        /// Seconds from the head to `waitFor` (nil when not awaited or not seen).
-        var waited: Double?
     }
 
     static func run(port: Int, head: String, body: [UInt8], waitFor: String?, timeout: Double = 10) async throws -> Outcome {
@@ -52,24 +51,14 @@ enum RawHTTPExchange {
                 if stop(String(decoding: received, as: UTF8.self)) { return }
             }
         }
-        let started = Date()
         sendAll(Array(head.utf8))
-        var waited: Double?
         if let waitFor {
-            receive(until: started.addingTimeInterval(timeout)) { $0.contains(waitFor) }
-            if String(decoding: received, as: UTF8.self).contains(waitFor) { waited = Date().timeIntervalSince(started) }
+            receive(until: Date().addingTimeInterval(timeout)) { $0.contains(waitFor) }
         }
         let beforeBody = String(decoding: received, as: UTF8.self)
         sendAll(body)
-        receive(until: Date().addingTimeInterval(timeout)) { text in
-            // The final response is whole once its Content-Length bytes follow its head.
-            guard let final = text.range(of: "HTTP/1.1 2", options: .backwards) ?? text.range(of: "HTTP/1.1 4", options: .backwards),
-                  let end = text.range(of: "\r\n\r\n", range: final.upperBound..<text.endIndex) else { return false }
-            let headText = text[final.lowerBound..<end.lowerBound].lowercased()
-            guard let line = headText.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-                  let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) else { return true }
-            return text.utf8.distance(from: end.upperBound.samePosition(in: text.utf8) ?? text.utf8.endIndex, to: text.utf8.endIndex) >= length
-        }
-        return Outcome(beforeBody: beforeBody, all: String(decoding: received, as: UTF8.self), waited: waited)
+        // The head asks for `Connection: close`: the server closes once the final answer is sent.
+        receive(until: Date().addingTimeInterval(timeout)) { _ in false }
+        return Outcome(beforeBody: beforeBody, all: String(decoding: received, as: UTF8.self))
     }
 }
