@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import RouteTiles
@@ -21,21 +22,31 @@ public struct RouteTilesResponder: HTTPResponder {
         state.metrics.requestStarted()
         defer { state.metrics.requestEnded() }
         var response = await dispatch(request)
-        if let origin = state.configuration.corsOrigin {
-            response.headers[.accessControlAllowOrigin] = origin
-            if request.method != .options { response.headers[.accessControlExposeHeaders] = "ETag, Content-Encoding" }
-        }
-        let status = response.status.code
+        addCORS(to: &response.headers, method: request.method)
         // Body bytes: a HEAD answer sends the Content-Length of a GET but no body.
         let bytes = request.method == .head ? 0 : response.headers[.contentLength].flatMap { Int($0) } ?? 0
+        record(method: request.method, path: request.uri.path, status: response.status.code, bytes: bytes,
+               started: started)
+        return response
+    }
+
+    /// The CORS headers every answer carries (`--cors`, default `*`).
+    func addCORS(to headers: inout HTTPFields, method: HTTPRequest.Method) {
+        guard let origin = state.configuration.corsOrigin else { return }
+        headers[.accessControlAllowOrigin] = origin
+        if method != .options { headers[.accessControlExposeHeaders] = "ETag, Content-Encoding" }
+    }
+
+    /// Counts an answered request in the metrics and writes its access-log line.
+    func record(method: HTTPRequest.Method, path: @autoclosure () -> String, status: Int, bytes: Int,
+                started: ContinuousClock.Instant) {
         state.metrics.countRequest(status: status)
         state.metrics.bytesSent.increment(by: bytes)
         if state.logger.logLevel <= .info {
             let elapsed = (ContinuousClock.now - started).components
             let ms = (Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds / 1_000_000_000_000) / 1000)
-            state.logger.info("\(request.method) \(request.uri.path) \(status) \(bytes) \(ms)ms")
+            state.logger.info("\(method) \(path()) \(status) \(bytes) \(ms)ms")
         }
-        return response
     }
 
     private func dispatch(_ request: Request) async -> Response {

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import RouteTiles
 import ServiceLifecycle
@@ -21,11 +22,17 @@ public struct RouteTilesServer: Sendable {
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> Application<RouteTilesResponder>
     {
-        Application(
-            responder: RouteTilesResponder(state: state),
-            server: .http1(configuration: .init(additionalChannelHandlers: [ExpectContinueHandler()])),
+        let responder = RouteTilesResponder(state: state)
+        let serverName = "routetiles/\(RouteTilesVersion.string)"
+        return Application(
+            responder: responder,
+            server: HTTPServerBuilder { handle in
+                RouteTilesHTTP1Channel(responder: handle, cachedTiles: { handedOn in
+                    CachedTileFastPath(responder: responder, serverName: serverName, handedOn: handedOn)
+                })
+            },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
-                                                    serverName: "routetiles/\(RouteTilesVersion.string)"),
+                                                    serverName: serverName),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: state.logger
         )

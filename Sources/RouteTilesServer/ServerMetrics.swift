@@ -7,11 +7,12 @@ import Synchronization
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
-    private let requestCounters = Mutex<[String: Metrics.Counter]>([:])
+    private let requestCounters = Mutex<[Int: Metrics.Counter]>([:])
     let cacheHits: Metrics.Counter
     let cacheMisses: Metrics.Counter
     let bytesSent: Metrics.Counter
     let overloaded: Metrics.Counter
+    let fastAnswers: Metrics.Counter
     let tilesInvalidated: Metrics.Counter
     let generationTime: Metrics.Timer
     let routesLoaded: Metrics.Gauge
@@ -32,6 +33,7 @@ final class ServerMetrics: Sendable {
         cacheMisses = Metrics.Counter(label: "routetiles_tile_cache_misses_total", factory: factory)
         bytesSent = Metrics.Counter(label: "routetiles_response_bytes_total", factory: factory)
         overloaded = Metrics.Counter(label: "routetiles_overloaded_total", factory: factory)
+        fastAnswers = Metrics.Counter(label: "routetiles_http_fast_answers_total", factory: factory)
         tilesInvalidated = Metrics.Counter(label: "routetiles_tiles_invalidated_total", factory: factory)
         generationTime = Metrics.Timer(label: "routetiles_tile_generation_seconds", factory: factory)
         routesLoaded = Metrics.Gauge(label: "routetiles_routes", factory: factory)
@@ -52,11 +54,11 @@ final class ServerMetrics: Sendable {
 
     /// Counts a response by status code.
     func countRequest(status: Int) {
-        let key = String(status)
         let counter = requestCounters.withLock { counters -> Metrics.Counter in
-            if let c = counters[key] { return c }
-            let c = Metrics.Counter(label: "routetiles_http_requests_total", dimensions: [("status", key)], factory: factory)
-            counters[key] = c
+            if let c = counters[status] { return c }
+            let c = Metrics.Counter(label: "routetiles_http_requests_total", dimensions: [("status", String(status))],
+                                    factory: factory)
+            counters[status] = c
             return c
         }
         counter.increment()

@@ -33,6 +33,11 @@ public enum TileBackend: Sendable {
         }
     }
 
+    /// Whether `zoom` is inside the served range.
+    func serves(zoom: Int) -> Bool {
+        zoom >= minZoom && zoom <= maxZoom
+    }
+
     var acceptsWrites: Bool {
         if case .live = self { return true }
         return false

@@ -26,6 +26,14 @@ final class TileService: Sendable {
                                     queueLimit: configuration.generationQueueLimit)
     }
 
+    /// The tile's cache entry when it is cached (counted as a hit), else nil (and not counted: the caller goes on to
+    /// `tile(_:)`, which counts the miss).
+    func cachedTile(_ id: TileID) -> TileCache.Entry? {
+        guard let hit = cache.get(id) else { return nil }
+        metrics.cacheHits.increment()
+        return hit
+    }
+
     /// The tile's cache entry (empty `gzip` for an empty tile). Throws `GenerationLimiter.Overloaded` when the
     /// generation queue is full.
     func tile(_ id: TileID) async throws -> TileCache.Entry {
