@@ -33,16 +33,19 @@ public struct RouteTilesResponder: HTTPResponder {
     /// The CORS headers every answer carries (`--cors`, default `*`).
     func addCORS(to headers: inout HTTPFields, method: HTTPRequest.Method) {
         guard let origin = state.configuration.corsOrigin else { return }
-        headers[.accessControlAllowOrigin] = origin
-        if method != .options { headers[.accessControlExposeHeaders] = "ETag, Content-Encoding" }
+        // No answer sets these itself: appended rather than assigned, which would first look for them.
+        headers.append(HTTPField(name: .accessControlAllowOrigin, value: origin))
+        if method != .options {
+            headers.append(HTTPField(name: .accessControlExposeHeaders, value: "ETag, Content-Encoding"))
+        }
     }
 
     /// Counts an answered request in the metrics and writes its access-log line.
     func record(method: HTTPRequest.Method, path: @autoclosure () -> String, status: Int, bytes: Int,
-                started: ContinuousClock.Instant) {
+                started: ContinuousClock.Instant?) {
         state.metrics.countRequest(status: status)
         state.metrics.bytesSent.increment(by: bytes)
-        if state.logger.logLevel <= .info {
+        if state.logger.logLevel <= .info, let started {
             let elapsed = (ContinuousClock.now - started).components
             let ms = (Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds / 1_000_000_000_000) / 1000)
             state.logger.info("\(method) \(path()) \(status) \(bytes) \(ms)ms")

@@ -53,29 +53,30 @@ extension RouteTilesResponder {
     func tileAnswer(_ entry: TileCache.Entry, isHead: Bool, acceptsGzip gzip: Bool, ifNoneMatch: String?) throws
         -> TileAnswer
     {
+        // Appended, not assigned: each field is new, and assigning first looks for an existing one.
         var headers = HTTPFields()
         headers.reserveCapacity(12)
-        headers[.cacheControl] = state.configuration.cacheControl
-        headers[.vary] = "Accept-Encoding"
+        headers.append(HTTPField(name: .cacheControl, value: state.configuration.cacheControl))
+        headers.append(HTTPField(name: .vary, value: "Accept-Encoding"))
         if entry.isEmpty {
-            headers[.contentLength] = "0"
+            headers.append(HTTPField(name: .contentLength, value: "0"))
             return TileAnswer(status: .noContent, headers: headers, body: ByteBuffer())
         }
         let etag = gzip ? entry.etag : TileHasher.identityTag(entry.etag)
-        headers[.eTag] = etag
+        headers.append(HTTPField(name: .eTag, value: etag))
         if let tags = ifNoneMatch, Self.matches(tags, etag) {
-            headers[.contentLength] = "0"
+            headers.append(HTTPField(name: .contentLength, value: "0"))
             return TileAnswer(status: .notModified, headers: headers, body: ByteBuffer())
         }
-        headers[.contentType] = Self.tileContentType
+        headers.append(HTTPField(name: .contentType, value: Self.tileContentType))
         let body: ByteBuffer
         if gzip {
-            headers[.contentEncoding] = "gzip"
+            headers.append(HTTPField(name: .contentEncoding, value: "gzip"))
             body = entry.gzip
         } else {
             body = ByteBuffer(bytes: try Gzip.decompress(Array(entry.gzip.readableBytesView)))
         }
-        headers[.contentLength] = String(body.readableBytes)
+        headers.append(HTTPField(name: .contentLength, value: String(body.readableBytes)))
         return TileAnswer(status: .ok, headers: headers, body: isHead ? ByteBuffer() : body)
     }
 
@@ -103,15 +104,17 @@ extension RouteTilesResponder {
     /// The answer to a `GET` or `HEAD` of a tile that is already cached, with every header the full path would
     /// send (CORS included; `Date` and `Server` are added by the caller, as Hummingbird adds them), counted in the
     /// metrics and the access log. Nil when the request needs the full path: another resource, a path that is not a
-    /// plain tile path (a 400 or 404 to explain), a tile not in the cache.
+    /// plain tile path (a 400 or 404 to explain), a tile not in the cache, a client that does not accept gzip.
     /// - Parameter bytes: the request head's bytes, which `head` indexes.
     func cachedTileAnswer(_ head: RequestHeadScanner.Head, in bytes: UnsafeRawBufferPointer) -> TileAnswer? {
         let prefix = "/tiles/".utf8.count
         let path = UnsafeRawBufferPointer(rebasing: bytes[head.pathStart..<(head.pathStart + head.pathCount)])
-        guard head.isCandidate, path.count > prefix, path.prefix(prefix).elementsEqual("/tiles/".utf8) else {
+        // A client that refuses gzip gets the tile inflated: CPU work, left to the full path, off the event loop.
+        guard head.isCandidate, head.acceptsGzip, path.count > prefix, path.prefix(prefix).elementsEqual("/tiles/".utf8)
+        else {
             return nil
         }
-        let started = ContinuousClock.now
+        let started = state.logger.logLevel <= .info ? ContinuousClock.now : nil
         guard case let .tile(id) = TileRequestPath.parse(UnsafeRawBufferPointer(rebasing: path[prefix...])),
               state.tiles.backend.serves(zoom: id.z),
               let entry = state.tiles.cachedTile(id),

@@ -29,31 +29,33 @@ import Testing
     /// answered by the fast path) carry the same status, headers (but `Date`) and body.
     @Test func theFastPathAnswersExactlyAsTheFullPath() async throws {
         let tiles = busyTiles
-        try #require(tiles.count >= 6)
+        try #require(tiles.count >= 8)
         try await TestServer.with(live, configure: { $0.cacheControl = "public, max-age=9" }) { server in
             let port = try port(server)
             let gzTag = "\"placeholder\""
-            let kinds: [(name: String, method: String, headers: String)] = [
-                ("gzip", "GET", "Accept-Encoding: gzip\r\n"),
-                ("identity", "GET", ""),
-                ("refused gzip", "GET", "Accept-Encoding: gzip;q=0, identity\r\n"),
-                ("head", "HEAD", "Accept-Encoding: gzip\r\n"),
-                ("keep-alive", "GET", "Connection: keep-alive\r\nAccept-Encoding: gzip\r\n"),
-                ("other tag", "GET", "Accept-Encoding: gzip\r\nIf-None-Match: \(gzTag)\r\n"),
+            // Tiles sent inflated (no gzip) are left to the full path: inflating is CPU work, kept off the event loop.
+            let kinds: [(name: String, method: String, headers: String, fast: Bool)] = [
+                ("gzip", "GET", "Accept-Encoding: gzip\r\n", true),
+                ("identity", "GET", "", false),
+                ("refused gzip", "GET", "Accept-Encoding: gzip;q=0, identity\r\n", false),
+                ("head", "HEAD", "Accept-Encoding: gzip\r\n", true),
+                ("keep-alive", "GET", "Connection: keep-alive\r\nAccept-Encoding: *\r\n", true),
+                ("other tag", "GET", "Accept-Encoding: gzip\r\nIf-None-Match: \(gzTag)\r\n", true),
+                ("connection close", "GET", "Accept-Encoding: gzip\r\nConnection: close\r\n", false),
             ]
             for (kind, tile) in zip(kinds, tiles) {
                 let request = "\(kind.method) /tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt?x=1 HTTP/1.1\r\nHost: a\r\n\(kind.headers)"
                 let before = try await fastAnswers(server)
                 let miss = try await exchange(port, request, head: kind.method == "HEAD")
                 let hit = try await exchange(port, request, head: kind.method == "HEAD")
-                #expect(try await fastAnswers(server) == before + 1, "\(kind.name): not answered by the fast path")
+                #expect(try await fastAnswers(server) == before + (kind.fast ? 1 : 0), "\(kind.name): fast path or not")
                 #expect(miss.status == 200 && hit.status == 200, "\(kind.name)")
                 #expect(miss.headers.filter { $0.key != "date" } == hit.headers.filter { $0.key != "date" }, "\(kind.name)")
                 #expect(miss.body == hit.body && (kind.method == "HEAD") == hit.body.isEmpty, "\(kind.name)")
                 #expect(hit.headers["date"]?.hasSuffix(" GMT") == true && hit.headers["server"]?.hasPrefix("routetiles/") == true)
             }
             // 304 for the tag of the representation, on both paths.
-            let tile = tiles[6 % tiles.count]
+            let tile = tiles[7 % tiles.count]
             let path = "/tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt"
             let tag = try #require(try await server.get(path).header("ETag"))
             let conditional = "GET \(path) HTTP/1.1\r\nHost: a\r\nAccept-Encoding: gzip\r\nIf-None-Match: W/\(tag)\r\n"
@@ -67,12 +69,13 @@ import Testing
 
     /// One request on its own connection, which it closes.
     func exchange(_ port: Int, _ head: String, head isHead: Bool) async throws -> RawHTTPResponse {
-        // `Connection: close` would send the request to the full path: the server closes after the second request.
+        // `Connection: close` would send the request to the full path, so the server is asked to close by a second
+        // request (or by the first, when it is the kind under test).
         let bytes = try await RawHTTPExchange.sendChunks(port: port, chunks: [Array((head + "\r\n").utf8),
                                                                         Array("GET /health HTTP/1.1\r\nConnection: close\r\n\r\n".utf8)],
                                                     pause: 0.05)
         let responses = RawHTTPResponse.split(bytes, heads: [isHead, false])
-        try #require(responses.count == 2, "\(String(decoding: bytes, as: UTF8.self))")
+        try #require(!responses.isEmpty, "\(String(decoding: bytes, as: UTF8.self))")
         return responses[0]
     }
 
