@@ -71,8 +71,8 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
                 handedOn.unanswered += 1
                 input.moveReaderIndex(forwardBy: length)
             case (.incomplete, _) where input.readableBytes <= Self.maxHeadBytes:
-                partial = input
-                input.moveReaderIndex(to: input.writerIndex)
+                // Kept for the next read; the reader index stays at its start, where the run handed on ends.
+                partial = input.getSlice(at: input.readerIndex, length: input.readableBytes)
                 break scanning
             case (.incomplete, _), (.unsure, _):
                 passThrough = true

@@ -84,6 +84,20 @@ import Testing
         _ = try channel.finish()
     }
 
+    /// A read that ends inside a head, behind a request handed on: the complete request goes on now, the partial
+    /// one once whole, each exactly once.
+    @Test func aPartialHeadBehindAHandedOnRequestIsHandedOnOnce() throws {
+        let (channel, recorder, _) = try pipeline()
+        let hot = request("/tiles/14/8300/5635.mvt"), cold = request("/tiles/14/8300/5636.mvt")
+        let cut = hot.index(hot.startIndex, offsetBy: 20)
+        try channel.writeInbound(ByteBuffer(string: cold + hot[..<cut]))
+        #expect(recorder.text == cold)
+        try channel.writeInbound(ByteBuffer(string: String(hot[cut...]) + hot))
+        #expect(recorder.text == cold + hot + hot)
+        #expect(try written(channel).isEmpty)
+        _ = try channel.finish()
+    }
+
     @Test func aRequestWithABodyHandsOnTheRestOfTheConnection() throws {
         let (channel, recorder, _) = try pipeline()
         let hot = request("/tiles/14/8300/5635.mvt")
