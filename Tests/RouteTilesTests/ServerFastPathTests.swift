@@ -154,4 +154,74 @@ import Testing
             #expect(try await fastAnswers(server) == before + 1)
         }
     }
+
+    /// Property: a random mix of requests (cached tiles, misses, HEADs, 304s, other resources, errors), cut into
+    /// random pieces sent with random pauses over one connection, is answered in order, each answer as expected.
+    @Test func randomRequestStreamsCutAnywhereAreAnsweredInOrder() async throws {
+        let tiles = busyTiles
+        try await TestServer.with(live, configure: { $0.cacheBytes = 8_000 }) { server in
+            var rng = SeededGenerator(seed: 21)
+            let port = try port(server)
+            // Every tile's bytes and tag, from a first request. With a small cache, some fall out again and are misses.
+            var bodies: [TileID: [UInt8]] = [:], tags: [TileID: String] = [:]
+            for tile in tiles {
+                let reply = try await server.get("/tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt")
+                bodies[tile] = reply.body
+                tags[tile] = reply.header("ETag")
+            }
+            let fastBefore = try await fastAnswers(server)
+            for round in 0..<30 {
+                var text = ""
+                var expected: [(status: Int, body: [UInt8]?, isHead: Bool)] = []
+                for i in 0..<Int.random(in: 4...14, using: &rng) {
+                    let tile = tiles.randomElement(using: &rng) ?? tiles[0]
+                    let path = "/tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt"
+                    let tag = tags[tile] ?? ""
+                    var head: String
+                    switch Int.random(in: 0..<7, using: &rng) {
+                    case 0, 1, 2:
+                        head = "GET \(path) HTTP/1.1\r\nAccept-Encoding: gzip\r\n"
+                        expected.append((200, bodies[tile], false))
+                    case 3:
+                        head = "HEAD \(path) HTTP/1.1\r\nAccept-Encoding: gzip\r\n"
+                        expected.append((200, [], true))
+                    case 4:
+                        head = "GET \(path) HTTP/1.1\r\nAccept-Encoding: gzip\r\nIf-None-Match: \(tag)\r\n"
+                        expected.append((304, [], false))
+                    case 5:
+                        head = "GET /health HTTP/1.1\r\n"
+                        expected.append((200, nil, false))
+                    default:
+                        head = "GET /tiles/\(tile.z)/\(1 << tile.z)/0.mvt HTTP/1.1\r\n"
+                        expected.append((400, nil, false))
+                    }
+                    if i == 0 { head += "Host: round-\(round)\r\n" }
+                    text += head + "\r\n"
+                }
+                text += "GET /health HTTP/1.1\r\nConnection: close\r\n\r\n"
+                expected.append((200, nil, false))
+                let bytes = Array(text.utf8)
+                let cuts = (0..<Int.random(in: 0...6, using: &rng)).map { _ in Int.random(in: 1..<bytes.count, using: &rng) }
+                var chunks: [[UInt8]] = []
+                var start = 0
+                for cut in Set(cuts).sorted() + [bytes.count] {
+                    chunks.append(Array(bytes[start..<cut]))
+                    start = cut
+                }
+                let received = try await RawHTTPExchange.sendChunks(port: port, chunks: chunks,
+                                                                    pause: Bool.random(using: &rng) ? 0.003 : 0)
+                let responses = RawHTTPResponse.split(received, heads: expected.map(\.isHead))
+                #expect(responses.map(\.status) == expected.map(\.status), "round \(round)")
+                for (response, wanted) in zip(responses, expected) {
+                    if let body = wanted.body { #expect(response.body == body, "round \(round)") }
+                }
+            }
+            // Both paths took part: the small cache made some tiles misses again.
+            let metrics = try await server.get("/metrics").text
+            let misses = metrics.split(separator: "\n").first { $0.hasPrefix("routetiles_tile_cache_misses_total ") }
+                .flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+            #expect(try await fastAnswers(server) > fastBefore + 20)
+            #expect(misses > tiles.count + 20)
+        }
+    }
 }
