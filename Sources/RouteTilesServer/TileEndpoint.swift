@@ -58,14 +58,13 @@ extension RouteTilesResponder {
         headers.reserveCapacity(12)
         headers.append(HTTPField(name: .cacheControl, value: state.configuration.cacheControl))
         headers.append(HTTPField(name: .vary, value: "Accept-Encoding"))
+        // No Content-Length on 204 and 304 (RFC 9110 §8.6; NIO's encoder strips it from Hummingbird's too).
         if entry.isEmpty {
-            headers.append(HTTPField(name: .contentLength, value: "0"))
             return TileAnswer(status: .noContent, headers: headers, body: ByteBuffer())
         }
         let etag = gzip ? entry.etag : TileHasher.identityTag(entry.etag)
         headers.append(HTTPField(name: .eTag, value: etag))
         if let tags = ifNoneMatch, Self.matches(tags, etag) {
-            headers.append(HTTPField(name: .contentLength, value: "0"))
             return TileAnswer(status: .notModified, headers: headers, body: ByteBuffer())
         }
         headers.append(HTTPField(name: .contentType, value: Self.tileContentType))

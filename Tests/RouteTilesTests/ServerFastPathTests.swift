@@ -54,6 +54,15 @@ import Testing
                 #expect(miss.body == hit.body && (kind.method == "HEAD") == hit.body.isEmpty, "\(kind.name)")
                 #expect(hit.headers["date"]?.hasSuffix(" GMT") == true && hit.headers["server"]?.hasPrefix("routetiles/") == true)
             }
+            // 204 for a tile no route touches: cached empty, answered alike.
+            let empty = "GET /tiles/14/0/0.mvt HTTP/1.1\r\nAccept-Encoding: gzip\r\n"
+            let emptyBefore = try await fastAnswers(server)
+            let emptyMiss = try await exchange(port, empty, head: false)
+            let emptyHit = try await exchange(port, empty, head: false)
+            #expect(try await fastAnswers(server) == emptyBefore + 1)
+            #expect(emptyMiss.status == 204 && emptyHit.status == 204 && emptyHit.body.isEmpty)
+            #expect(emptyMiss.headers.filter { $0.key != "date" } == emptyHit.headers.filter { $0.key != "date" })
+
             // 304 for the tag of the representation, on both paths.
             let tile = tiles[7 % tiles.count]
             let path = "/tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt"
@@ -64,6 +73,11 @@ import Testing
             #expect(try await fastAnswers(server) == before + 1)
             #expect(notModified.status == 304 && notModified.body.isEmpty && notModified.headers["etag"] == tag)
             #expect(notModified.headers["cache-control"] == "public, max-age=9")
+            // The same 304 from Hummingbird (`Connection: close` keeps it off the fast path).
+            let full = try await exchange(port, conditional + "Connection: close\r\n", head: false)
+            #expect(try await fastAnswers(server) == before + 1)
+            #expect(full.status == 304)
+            #expect(full.headers.filter { $0.key != "date" } == notModified.headers.filter { $0.key != "date" })
         }
     }
 
