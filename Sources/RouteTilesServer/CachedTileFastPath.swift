@@ -23,6 +23,7 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
 
     /// The longest head kept while waiting for its end; past it, the bytes go to the decoder and its limits.
     static let maxHeadBytes = 16 * 1024
+    private static let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
 
     private let responder: RouteTilesResponder
     private let serverName: String
@@ -48,8 +49,17 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
         var input = unwrapInboundIn(data)
         if var earlier = partial {
             partial = nil
+            // A head is only ever completed (or found malformed) by a CR or LF: without one among the new bytes,
+            // and after a complete line, the head is still incomplete. This keeps a head sent a byte at a time
+            // from being scanned again from its start for every byte.
+            let mayEnd = earlier.readableBytesView.last == Self.cr
+                || input.readableBytesView.contains { $0 == Self.cr || $0 == Self.lf }
             earlier.writeBuffer(&input)
             input = earlier
+            if !mayEnd, input.readableBytes <= Self.maxHeadBytes {
+                partial = input
+                return
+            }
         }
         // Requests handed on from this read: always a run to the end of the complete requests, because once one
         // is handed on, the ones behind it are too.

@@ -125,4 +125,15 @@ import Testing
         #expect(try written(channel).isEmpty)
         _ = try channel.finish()
     }
+
+    /// A CR at the end of one read and no LF at the start of the next: malformed, so the decoder gets it all.
+    @Test func aBareCRAcrossReadsIsHandedOn() throws {
+        let (channel, recorder, _) = try pipeline()
+        try channel.writeInbound(ByteBuffer(string: "GET /tiles/14/8300/5635.mvt HTTP/1.1\r"))
+        #expect(recorder.text.isEmpty)
+        try channel.writeInbound(ByteBuffer(string: "Host: a\r\n\r\n"))
+        #expect(recorder.text == "GET /tiles/14/8300/5635.mvt HTTP/1.1\rHost: a\r\n\r\n")
+        #expect(try written(channel).isEmpty)
+        _ = try channel.finish()
+    }
 }
