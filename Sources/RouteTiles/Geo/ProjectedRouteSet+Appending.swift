@@ -3,7 +3,8 @@ extension ProjectedRouteSet {
     /// the same unwrapping across ±180°, map points, distances and bounds as `init(routes:)` gives the longer line.
     /// `previous` is the line's last position as it was read (before unwrapping). Nil when the set has no line.
     ///
-    /// Costs the new points plus one copy of the arrays (the old set stays valid for its readers).
+    /// Costs the new points: the columns are shared with this set, which stays valid for its readers (see
+    /// `SharedColumn`); only the small per-line and per-route arrays are copied.
     func appending(_ points: [Coordinate], after previous: Coordinate) -> ProjectedRouteSet? {
         guard let lastVertex = xs.indices.last, lineCount > 0, var info = routes.last else { return nil }
         var set = self
@@ -14,9 +15,6 @@ extension ProjectedRouteSet {
         var last = Coordinate(longitude: previous.longitude + offset, latitude: previous.latitude)
         var travelled = distances[lastVertex]
         var south = geographicBounds?.south ?? .infinity, north = geographicBounds?.north ?? -.infinity
-        set.xs.reserveCapacity(xs.count + points.count)
-        set.ys.reserveCapacity(xs.count + points.count)
-        set.distances.reserveCapacity(xs.count + points.count)
         for point in points {
             offset = AntimeridianUnwrap.nextOffset(offset, longitude: point.longitude, after: last.longitude)
             let c = Coordinate(longitude: point.longitude + offset, latitude: point.latitude)

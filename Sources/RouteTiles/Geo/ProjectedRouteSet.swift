@@ -21,10 +21,11 @@ public struct ProjectedRouteSet: Sendable {
         public var isPoint: Bool = false
     }
 
-    public internal(set) var xs: [Double] = []
-    public internal(set) var ys: [Double] = []
+    /// Map-point x and y per vertex. Shared between a set and the sets appended to it (see `SharedColumn`).
+    public internal(set) var xs = SharedColumn<Double>()
+    public internal(set) var ys = SharedColumn<Double>()
     /// Distance along the route from its first position, in metres, per vertex (continuing across its lines).
-    public internal(set) var distances: [Double] = []
+    public internal(set) var distances = SharedColumn<Double>()
     public internal(set) var lineStarts: [Int] = [0]
     public internal(set) var lineRoute: [Int32] = []
     public internal(set) var routes: [RouteInfo] = []

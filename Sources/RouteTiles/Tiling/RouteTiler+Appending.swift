@@ -12,10 +12,7 @@ extension RouteTiler {
         let line = set.lineCount - 1
         let oldCount = routes.pointCount, oldLast = oldCount - 1, newLast = set.pointCount - 1
 
-        var importance = self.importance
-        importance.append(contentsOf: repeatElement(0, count: points.count))
-        VertexImportance.update(&importance, set: set, line: line, from: oldLast,
-                                floor: Self.importanceFloor(options))
+        let importance = self.importance.appending(for: set, floor: Self.importanceFloor(options))
 
         // Root spans: the earlier lines' as they were; for the last line, per world copy, its old spans and then
         // those of the new segments. The new piece (from the old last vertex on) is contiguous with the old line,

@@ -3,7 +3,7 @@
 public final class RouteTiler: Sendable {
     public let options: TilingOptions
     public let routes: ProjectedRouteSet
-    let importance: [Double]
+    let importance: ImportanceColumn
     /// Every segment of every line, once per world copy it is drawn in (see `SegmentSpan.shift`).
     let rootSpans: [SegmentSpan]
     let index: SegmentIndex
@@ -22,7 +22,8 @@ public final class RouteTiler: Sendable {
     public init(projected: ProjectedRouteSet, options: TilingOptions) {
         self.options = options
         self.routes = projected
-        importance = VertexImportance.compute(projected, floor: Self.importanceFloor(options))
+        importance = ImportanceColumn(VertexImportance.compute(projected, floor: Self.importanceFloor(options)),
+                                      set: projected)
         rootSpans = Self.rootSpans(projected, options: options)
         index = SegmentIndex(spans: rootSpans, set: projected)
         featureProperties = projected.routes.map(Self.featureProperties)
@@ -46,7 +47,7 @@ public final class RouteTiler: Sendable {
     }
 
     /// A tiler from parts already computed (see `appending`).
-    init(options: TilingOptions, routes: ProjectedRouteSet, importance: [Double], rootSpans: [SegmentSpan],
+    init(options: TilingOptions, routes: ProjectedRouteSet, importance: ImportanceColumn, rootSpans: [SegmentSpan],
          index: SegmentIndex, featureProperties: [[Property]]) {
         self.options = options
         self.routes = routes

@@ -15,7 +15,7 @@ struct TileCutter {
     }
 
     let set: ProjectedRouteSet
-    let importance: [Double]
+    let importance: ImportanceColumn
     let options: TilingOptions
     /// Per route, its properties followed by `length_m`, built once.
     let featureProperties: [[Property]]
@@ -26,7 +26,7 @@ struct TileCutter {
     private var geometry = TileGeometry()
     private var partProperties: [Property] = []
 
-    init(set: ProjectedRouteSet, importance: [Double], options: TilingOptions, featureProperties: [[Property]],
+    init(set: ProjectedRouteSet, importance: ImportanceColumn, options: TilingOptions, featureProperties: [[Property]],
          layerSlots: [Int] = [0]) {
         self.set = set
         self.layerSlots = layerSlots

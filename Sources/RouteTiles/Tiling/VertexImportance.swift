@@ -16,50 +16,52 @@ enum VertexImportance {
     static func compute(_ set: ProjectedRouteSet, floor: Double) -> [Double] {
         var importance = [Double](repeating: 0, count: set.pointCount)
         var stack: [(first: Int, last: Int, cap: Double)] = []
-        for line in 0..<set.lineCount {
-            update(&importance, set: set, line: line, from: set.lineStarts[line], floor: floor, stack: &stack)
+        importance.withUnsafeMutableBufferPointer { out in
+            for line in 0..<set.lineCount {
+                update(out, base: 0, set: set, line: line, from: set.lineStarts[line], floor: floor, stack: &stack)
+            }
         }
         return importance
     }
 
     /// Recomputes the importance of `line` from the block holding vertex `vertex` to the line's end, after points
-    /// were added to the line (and to `importance`, with any value).
-    static func update(_ importance: inout [Double], set: ProjectedRouteSet, line: Int, from vertex: Int,
-                       floor: Double) {
+    /// were added to the line. `out[0]` is vertex `base`, which is at most the start of that block.
+    static func update(_ out: UnsafeMutableBufferPointer<Double>, base: Int, set: ProjectedRouteSet, line: Int,
+                       from vertex: Int, floor: Double) {
         var stack: [(first: Int, last: Int, cap: Double)] = []
-        update(&importance, set: set, line: line, from: vertex, floor: floor, stack: &stack)
+        update(out, base: base, set: set, line: line, from: vertex, floor: floor, stack: &stack)
     }
 
-    private static func update(_ importance: inout [Double], set: ProjectedRouteSet, line: Int, from vertex: Int,
-                               floor: Double, stack: inout [(first: Int, last: Int, cap: Double)]) {
+    private static func update(_ values: UnsafeMutableBufferPointer<Double>, base: Int, set: ProjectedRouteSet,
+                               line: Int, from vertex: Int, floor: Double,
+                               stack: inout [(first: Int, last: Int, cap: Double)]) {
         let first = set.lineStarts[line], last = set.lineStarts[line + 1] - 1
         guard last > first else { return }
         var blockStart = first + (vertex - first) / blockLength * blockLength
+        precondition(blockStart >= base && last - base < values.count, "importance buffer does not cover the line")
         set.xs.withUnsafeBufferPointer { xs in
             set.ys.withUnsafeBufferPointer { ys in
-                importance.withUnsafeMutableBufferPointer { out in
-                    while blockStart < last {
-                        let blockEnd = min(blockStart + blockLength, last)
-                        out[blockStart] = .infinity
-                        out[blockEnd] = .infinity
-                        for i in (blockStart + 1)..<blockEnd { out[i] = 0 }
-                        stack.append((blockStart, blockEnd, .infinity))
-                        while let (a, b, cap) = stack.popLast() {
-                            guard b - a > 1 else { continue }
-                            var best = -1.0, index = a
-                            let ax = xs[a], ay = ys[a], bx = xs[b], by = ys[b]
-                            for i in (a + 1)..<b {
-                                let d = squaredSegmentDistance(xs[i], ys[i], ax, ay, bx, by)
-                                if d > best { best = d; index = i }
-                            }
-                            guard best > floor else { continue }
-                            let value = min(best, cap)
-                            out[index] = value
-                            stack.append((a, index, value))
-                            stack.append((index, b, value))
+                while blockStart < last {
+                    let blockEnd = min(blockStart + blockLength, last)
+                    values[blockStart - base] = .infinity
+                    values[blockEnd - base] = .infinity
+                    for i in (blockStart + 1)..<blockEnd { values[i - base] = 0 }
+                    stack.append((blockStart, blockEnd, .infinity))
+                    while let (a, b, cap) = stack.popLast() {
+                        guard b - a > 1 else { continue }
+                        var best = -1.0, index = a
+                        let ax = xs[a], ay = ys[a], bx = xs[b], by = ys[b]
+                        for i in (a + 1)..<b {
+                            let d = squaredSegmentDistance(xs[i], ys[i], ax, ay, bx, by)
+                            if d > best { best = d; index = i }
                         }
-                        blockStart = blockEnd
+                        guard best > floor else { continue }
+                        let value = min(best, cap)
+                        values[index - base] = value
+                        stack.append((a, index, value))
+                        stack.append((index, b, value))
                     }
+                    blockStart = blockEnd
                 }
             }
         }

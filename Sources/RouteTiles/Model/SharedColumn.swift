@@ -1,0 +1,110 @@
+import Synchronization
+
+/// A column of values (a route set's x, y or distance per vertex) that the snapshots of a growing route share.
+///
+/// A live track grows by appends, and readers keep using the snapshot they hold while a writer builds the next one.
+/// With arrays, every append copied the whole column for the new snapshot. Here the views of successive snapshots
+/// share one storage: a view of `count` values that ends where the storage's writing ended appends in place, past
+/// the end of every older view, so an append costs its new values. Any other append (from an older view, or past
+/// the capacity) copies into new storage, with room to grow.
+///
+/// Values below a view's `count` never change once written, so readers need no lock: a view reaches another thread
+/// only through the snapshot that publishes it. Appends to views of one storage must come from one writer at a time
+/// (live route sets let writers take turns); a compare-and-exchange on the written count keeps two racing appends
+/// from writing the same slots, the loser copying instead.
+public struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
+    final class Storage: @unchecked Sendable {
+        // @unchecked: `values` is written only at slots no view can read yet (see `written`), then only read.
+        let values: UnsafeMutablePointer<Element>
+        let capacity: Int
+        /// How many slots hold values: a view of exactly this many may append in place.
+        let written: Atomic<Int>
+
+        init(capacity: Int) {
+            self.capacity = Swift.max(capacity, 16)
+            values = .allocate(capacity: self.capacity)
+            written = Atomic(0)
+        }
+
+        deinit {
+            values.deallocate()
+        }
+    }
+
+    private var storage: Storage
+    /// The number of values in this view.
+    public private(set) var count: Int
+
+    public init() {
+        storage = Storage(capacity: 16)
+        count = 0
+    }
+
+    public init(_ values: some Collection<Element>) {
+        self.init()
+        append(contentsOf: values)
+    }
+
+    /// Makes room for `total` values in this view's storage, if it may append in place.
+    public mutating func reserveCapacity(_ total: Int) {
+        guard total > storage.capacity else { return }
+        moveToNewStorage(capacity: total)
+    }
+
+    public mutating func append(_ value: Element) {
+        append(contentsOf: CollectionOfOne(value))
+    }
+
+    public mutating func append(contentsOf values: some Collection<Element>) {
+        let added = values.count
+        guard added > 0 else { return }
+        if count + added > storage.capacity || !claim(added) {
+            moveToNewStorage(capacity: Swift.max(count + added, storage.capacity * 2))
+            guard claim(added) else { preconditionFailure("new storage is not shared") }
+        }
+        var slot = storage.values + count
+        for value in values {
+            slot.initialize(to: value)
+            slot += 1
+        }
+        count += added
+    }
+
+    /// Claims the slots `count ..< count + added` of the storage: possible only when this view ends where the
+    /// storage's writing does.
+    private func claim(_ added: Int) -> Bool {
+        storage.written.compareExchange(expected: count, desired: count + added, ordering: .relaxed).exchanged
+    }
+
+    private mutating func moveToNewStorage(capacity: Int) {
+        let new = Storage(capacity: capacity)
+        new.values.initialize(from: storage.values, count: count)
+        new.written.store(count, ordering: .relaxed)
+        storage = new
+    }
+
+    /// Whether this view and `other` use the same storage (for tests: appends in place keep it).
+    func sharesStorage(with other: SharedColumn) -> Bool {
+        storage === other.storage
+    }
+
+    public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: storage.values, count: count))
+    }
+}
+
+extension SharedColumn: RandomAccessCollection {
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    public subscript(position: Int) -> Element {
+        precondition(position >= 0 && position < count, "index out of range")
+        return storage.values[position]
+    }
+}
+
+extension SharedColumn: Equatable where Element: Equatable {
+    public static func == (a: SharedColumn, b: SharedColumn) -> Bool {
+        a.elementsEqual(b)
+    }
+}
