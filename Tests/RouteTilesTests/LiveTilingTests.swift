@@ -27,6 +27,11 @@ import Testing
     }
 
     /// Every tile the routes touch at the zooms of `options`.
+    /// Every (line, world copy, segment) of `runs`, in order.
+    static func segments(_ runs: [SegmentSpan]) -> [[Int32]] {
+        runs.flatMap { run in (run.first..<run.end).map { [run.line, run.shift, $0] } }
+    }
+
     static func cover(_ routes: [Route], _ options: TilingOptions) -> [TileID] {
         var tiles = Set<TileID>()
         for route in routes { tiles.formUnion(RouteCover.tiles(of: route, options: options)) }
@@ -66,8 +71,9 @@ import Testing
             #expect(tiler.routes.routes.last?.lengthMetres == fresh.routes.routes.last?.lengthMetres)
             #expect(tiler.importance.elementsEqual(fresh.importance) { $0 == $1 || ($0.isNaN && $1.isNaN) })
             #expect(tiler.rootSpans == fresh.rootSpans)
-            #expect(tiler.index.runs == fresh.index.runs)
-            #expect(tiler.index.runBoxes == fresh.index.runBoxes)
+            // The index holds the same segments, each once, though appended runs may be cut elsewhere.
+            #expect(Self.segments(tiler.index.allRuns) == Self.segments(fresh.index.allRuns))
+            #expect(tiler.index.bounds == fresh.index.bounds)
         }
         // And so the tiles are the same bytes.
         let fresh = RouteTiler(routes: [route], options: options)
@@ -79,6 +85,35 @@ import Testing
         if nearAntimeridian {
             // Drawn on both sides of the map at z ≥ 1.
             #expect(tiles.contains { $0.z == 3 && $0.x == 0 } && tiles.contains { $0.z == 3 && $0.x == 7 })
+        }
+    }
+
+    /// Many appends to one track: the index keeps the appended runs in a second tree and folds them into the first
+    /// from time to time (`SegmentIndex.appending`). At every step it holds the segments a rebuilt tiler holds, and
+    /// at the end every tile is the same bytes.
+    @Test func manyAppendsFoldTheIndexAndKeepTheTiles() throws {
+        var rng = SeededGenerator(seed: 77)
+        let options = Sample.options(maxZoom: 12)
+        var route = Self.route(id: 1, lon: 8.5, lat: 47.3, lastPart: 600, step: 0.0006, using: &rng)
+        var tiler = RouteTiler(routes: [route], options: options)
+        var sawRecent = false, sawFold = false
+        for _ in 0..<60 {
+            let last = try #require(route.parts.last?.last)
+            var more = Sample.track(count: Int.random(in: 2...120, using: &rng), lon: last.longitude,
+                                    lat: last.latitude, step: 0.0006, using: &rng)
+            more.removeFirst()
+            let hadRecent = tiler.index.recent != nil
+            tiler = try #require(tiler.appending(more, after: last))
+            route.parts[route.parts.count - 1].append(contentsOf: more)
+            sawRecent = sawRecent || tiler.index.recent != nil
+            sawFold = sawFold || (hadRecent && tiler.index.recent == nil)
+            let fresh = RouteTiler(routes: [route], options: options)
+            #expect(Self.segments(tiler.index.allRuns) == Self.segments(fresh.index.allRuns))
+        }
+        #expect(sawRecent && sawFold)
+        let fresh = RouteTiler(routes: [route], options: options)
+        for t in Self.cover([route], options) {
+            #expect(tiler.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
         }
     }
 

@@ -25,15 +25,22 @@ extension RouteTiler {
         }
         let newCopies = Self.worldCopies(minX: minX, maxX: maxX, root: root)
         var spans = SpanList()
+        // The new segments alone, for the index: each follows every indexed segment of its world copy.
+        var added = SpanList()
         for span in rootSpans where span.line != Int32(line) { spans.add(span) }
         for shift in [Int32(-1), 0, 1] {
             for span in rootSpans where span.line == Int32(line) && span.shift == shift { spans.add(span) }
             if newCopies.contains(shift) {
                 let piece = [SegmentSpan(line: Int32(line), shift: shift, first: Int32(oldLast), end: Int32(newLast))]
-                SpanFilter.select(piece, meeting: root, in: set, into: &spans)
+                var selected = SpanList()
+                SpanFilter.select(piece, meeting: root, in: set, into: &selected)
+                for span in selected.spans {
+                    spans.add(span)
+                    added.add(span)
+                }
             }
         }
-        let index = SegmentIndex(spans: spans.spans, set: set, reusing: (self.index, Int32(oldCount)))
+        let index = self.index.appending(added.spans, set: set)
 
         var featureProperties = self.featureProperties
         if let info = set.routes.last { featureProperties[featureProperties.count - 1] = Self.featureProperties(info) }

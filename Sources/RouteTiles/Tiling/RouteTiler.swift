@@ -114,7 +114,7 @@ public final class RouteTiler: Sendable {
         let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
         var out = SpanList()
         for run in index.runs(meeting: box) {
-            SpanFilter.select(CollectionOfOne(index.runs[run]), meeting: box, in: routes, into: &out)
+            SpanFilter.select(CollectionOfOne(run), meeting: box, in: routes, into: &out)
         }
         return out.spans
     }

@@ -2,64 +2,125 @@
 /// packed Hilbert R-tree (`PackedBoxTree`). Answers "which segments may touch this rectangle" in logarithmic time
 /// plus the size of the answer, whatever the size of the whole route set.
 ///
+/// A live track grows by appends. Rebuilding the tree over every run for each append would cost the length of the
+/// route, so the runs an append adds go into a second, small tree (`recent`), which the next appends rebuild.
+/// Once the recent runs are a quarter of the others, both are indexed again as one (`base`): appending k segments
+/// costs O(k) amortized, plus the recent tree. Queries read both trees and merge their answers in route order.
+///
 /// Built once, read-only afterwards (safe to share between threads).
 struct SegmentIndex: Sendable {
     static let runLength = 32
 
-    /// The runs, in route, line, shift and segment order.
-    let runs: [SegmentSpan]
-    /// The box of each run, shifted by its world copy.
-    let runBoxes: [MapRect]
-    private let tree: PackedBoxTree
+    /// Runs with their boxes and their tree. Runs are in route, line, shift and segment order.
+    struct Level: Sendable {
+        let runs: [SegmentSpan]
+        /// The box of each run, shifted by its world copy.
+        let runBoxes: [MapRect]
+        let tree: PackedBoxTree
 
-    init(spans: [SegmentSpan], set: ProjectedRouteSet) {
-        self.init(spans: spans, set: set, reusing: nil)
+        init(runs: [SegmentSpan], runBoxes: [MapRect]) {
+            self.runs = runs
+            self.runBoxes = runBoxes
+            tree = PackedBoxTree(runBoxes)
+        }
     }
 
-    /// Indexes `spans`. Runs of `old` that lie before vertex `old.validBefore` of their line and appear unchanged
-    /// in the new runs keep their boxes, so that extending a line costs only its new runs' points (plus the tree).
-    init(spans: [SegmentSpan], set: ProjectedRouteSet, reusing old: (index: SegmentIndex, validBefore: Int32)?) {
+    let base: Level
+    /// Runs added by appends since `base` was built; they follow `base`'s runs of their line and world copy.
+    let recent: Level?
+
+    init(spans: [SegmentSpan], set: ProjectedRouteSet) {
+        let (runs, boxes) = Self.runs(of: spans, in: set)
+        base = Level(runs: runs, runBoxes: boxes)
+        recent = nil
+    }
+
+    private init(base: Level, recent: Level?) {
+        self.base = base
+        self.recent = recent
+    }
+
+    /// The index with `spans` added: segments appended to the set's last line, each after every indexed segment of
+    /// its world copy.
+    func appending(_ spans: [SegmentSpan], set: ProjectedRouteSet) -> SegmentIndex {
+        let added = Self.runs(of: spans, in: set)
+        guard !added.runs.isEmpty else { return self }
+        // The added runs follow the recent ones of their world copy, but not those of later copies: merge.
+        let recentRuns = recent.map { Self.merged($0.runs, $0.runBoxes, added.runs, added.boxes) } ?? added
+        if recentRuns.runs.count * 4 <= base.runs.count {
+            return SegmentIndex(base: base, recent: Level(runs: recentRuns.runs, runBoxes: recentRuns.boxes))
+        }
+        // Fold: one level over all runs.
+        let all = Self.merged(base.runs, base.runBoxes, recentRuns.runs, recentRuns.boxes)
+        return SegmentIndex(base: Level(runs: all.runs, runBoxes: all.boxes), recent: nil)
+    }
+
+    /// Two lists of runs (each in route order) with their boxes, merged in route order.
+    private static func merged(_ a: [SegmentSpan], _ aBoxes: [MapRect], _ b: [SegmentSpan], _ bBoxes: [MapRect])
+        -> (runs: [SegmentSpan], boxes: [MapRect])
+    {
+        var runs: [SegmentSpan] = [], boxes: [MapRect] = []
+        runs.reserveCapacity(a.count + b.count)
+        boxes.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && precedes(a[i], b[j])) {
+                runs.append(a[i])
+                boxes.append(aBoxes[i])
+                i += 1
+            } else {
+                runs.append(b[j])
+                boxes.append(bBoxes[j])
+                j += 1
+            }
+        }
+        return (runs, boxes)
+    }
+
+    /// `spans` cut into runs of at most `runLength` segments, with their boxes.
+    private static func runs(of spans: [SegmentSpan], in set: ProjectedRouteSet)
+        -> (runs: [SegmentSpan], boxes: [MapRect])
+    {
         var runs: [SegmentSpan] = []
-        var runBoxes: [MapRect] = []
-        var oldCursor = 0
+        var boxes: [MapRect] = []
         for span in spans {
             var first = span.first
             while first < span.end {
-                let end = min(span.end, first + Int32(Self.runLength))
-                let run = SegmentSpan(line: span.line, shift: span.shift, first: first, end: end)
-                runs.append(run)
-                if let reused = old.flatMap({ Self.box(of: run, in: $0.index, before: $0.validBefore, cursor: &oldCursor) }) {
-                    runBoxes.append(reused)
-                } else {
-                    var box = MapRect.empty
-                    for v in Int(first)...Int(end) { box.formUnion(set.point(v)) }
-                    runBoxes.append(box.offsetBy(dx: Double(span.shift) * WebMercator.worldSize))
-                }
+                let end = min(span.end, first + Int32(runLength))
+                runs.append(SegmentSpan(line: span.line, shift: span.shift, first: first, end: end))
+                var box = MapRect.empty
+                for v in Int(first)...Int(end) { box.formUnion(set.point(v)) }
+                boxes.append(box.offsetBy(dx: Double(span.shift) * WebMercator.worldSize))
                 first = end
             }
         }
-        self.runs = runs
-        self.runBoxes = runBoxes
-        tree = PackedBoxTree(runBoxes)
+        return (runs, boxes)
     }
 
-    /// The box `old` has for `run`, when it holds the same run and the run ends before `validBefore`. Runs come in
-    /// the same order in both, so a cursor that only moves forward finds them.
-    private static func box(of run: SegmentSpan, in old: SegmentIndex, before validBefore: Int32,
-                            cursor: inout Int) -> MapRect? {
-        guard run.end < validBefore else { return nil }
-        while cursor < old.runs.count, Self.precedes(old.runs[cursor], run) { cursor += 1 }
-        guard cursor < old.runs.count, old.runs[cursor] == run else { return nil }
-        return old.runBoxes[cursor]
-    }
-
-    private static func precedes(_ a: SegmentSpan, _ b: SegmentSpan) -> Bool {
+    static func precedes(_ a: SegmentSpan, _ b: SegmentSpan) -> Bool {
         (a.line, a.shift, a.first) < (b.line, b.shift, b.first)
     }
 
     /// The union of every run's box.
-    var bounds: MapRect { tree.bounds }
+    var bounds: MapRect {
+        guard let recent else { return base.tree.bounds }
+        var bounds = base.tree.bounds
+        bounds.formUnion(recent.tree.bounds)
+        return bounds
+    }
 
-    /// The indexes of the runs whose box meets `query`, in ascending order (so in route order).
-    func runs(meeting query: MapRect) -> [Int] { tree.search(query) }
+    /// Every run, in route order.
+    var allRuns: [SegmentSpan] {
+        guard let recent else { return base.runs }
+        return (base.runs + recent.runs).sorted(by: Self.precedes)
+    }
+
+    /// The runs whose box meets `query`, in route order.
+    func runs(meeting query: MapRect) -> [SegmentSpan] {
+        let found = base.tree.search(query).map { base.runs[$0] }
+        guard let recent else { return found }
+        let more = recent.tree.search(query).map { recent.runs[$0] }
+        guard !more.isEmpty else { return found }
+        return (found + more).sorted(by: Self.precedes)
+    }
 }
