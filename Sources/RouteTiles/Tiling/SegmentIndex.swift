@@ -4,12 +4,16 @@
 ///
 /// A live track grows by appends. Rebuilding the tree over every run for each append would cost the length of the
 /// route, so the runs an append adds go into a second, small tree (`recent`), which the next appends rebuild.
-/// Once the recent runs are a quarter of the others, both are indexed again as one (`base`): appending k segments
-/// costs O(k) amortized, plus the recent tree. Queries read both trees and merge their answers in route order.
+/// Once the recent runs are a quarter of the others, or `recentLimit`, both are indexed again as one (`base`). An
+/// append costs its new runs plus the recent tree (at most `recentLimit` boxes), and one append in at least
+/// `recentLimit` runs re-indexes the route. Queries read both trees and merge their answers in route order.
 ///
 /// Built once, read-only afterwards (safe to share between threads).
 struct SegmentIndex: Sendable {
     static let runLength = 32
+    /// The most runs the recent tree holds before it is folded into the base: rebuilding it on every append costs at
+    /// most this many boxes, and a fold (the whole route) comes once in this many appended runs at least.
+    static let recentLimit = 1024
 
     /// Runs with their boxes and their tree. Runs are in route, line, shift and segment order.
     struct Level: Sendable {
@@ -47,7 +51,7 @@ struct SegmentIndex: Sendable {
         guard !added.runs.isEmpty else { return self }
         // The added runs follow the recent ones of their world copy, but not those of later copies: merge.
         let recentRuns = recent.map { Self.merged($0.runs, $0.runBoxes, added.runs, added.boxes) } ?? added
-        if recentRuns.runs.count * 4 <= base.runs.count {
+        if recentRuns.runs.count <= min(base.runs.count / 4, Self.recentLimit) {
             return SegmentIndex(base: base, recent: Level(runs: recentRuns.runs, runBoxes: recentRuns.boxes))
         }
         // Fold: one level over all runs.
