@@ -100,6 +100,31 @@ let benchmarks: @Sendable () -> Void = {
         }
     } setup: { () -> RouteTiler in RouteTiler(routes: [putRoute()], options: TilingOptions()) }
 
+    // What an append to a live track costs in the tiler: 10 points at a time, each append extending the tiler the
+    // previous one made (as the server does), on a 100,000-point and a 1,000,000-point track. With the columns
+    // shared between snapshots and the appended runs in a small second tree, the two should cost the same.
+    for length in [100_000, 1_000_000] {
+        Benchmark("Append 10 points to a \(length / 1000)k-point tiler",
+                  configuration: .init(metrics: [.wallClock], maxDuration: .seconds(10), maxIterations: 2_000)) {
+            (benchmark: Benchmark, track: GrowingTrack) in
+            // The track carries over between runs of this closure: every append extends the newest tiler, as the
+            // server's do. (An append to an older tiler copies the columns: not what this measures.)
+            for _ in benchmark.scaledIterations { track.append10() }
+            blackHole(track.tiler)
+        } setup: { () -> GrowingTrack in
+            // The 100,000-point track, repeated eastwards to the length wanted.
+            let base = putRoute().parts[0]
+            var points: [Coordinate] = []
+            points.reserveCapacity(length)
+            while points.count < length {
+                let shift = 0.5 * Double(points.count / base.count)
+                points += base.prefix(length - points.count).map { Coordinate(longitude: $0.longitude + shift, latitude: $0.latitude) }
+            }
+            let tiler = RouteTiler(routes: [Route(id: .string("long"), parts: [points])], options: TilingOptions())
+            return GrowingTrack(tiler: tiler, last: points[points.count - 1])
+        }
+    }
+
     // Reading every other format: the same 200,000 positions (20 tracks of 10,000), so that MB/s and points/s
     // compare. Throughput is in reads per second; points/s = 200,000 × that, MB/s = the input's size × that
     // (sizes: swift package benchmark prints them in the setup's log line).
@@ -229,5 +254,24 @@ enum BenchmarkFormat: String, CaseIterable {
             }
             return Input(bytes: Array(text.utf8), name: "bench.json", format: .directions)
         }
+    }
+}
+
+/// A live track for the append benchmark: its newest tiler and last position, extended 10 points at a time.
+final class GrowingTrack: @unchecked Sendable {
+    // @unchecked: used by one benchmark at a time, on one thread.
+    var tiler: RouteTiler
+    var last: Coordinate
+
+    init(tiler: RouteTiler, last: Coordinate) {
+        self.tiler = tiler
+        self.last = last
+    }
+
+    func append10() {
+        let points = (1...10).map { k in Coordinate(longitude: last.longitude + 0.00001 * Double(k), latitude: last.latitude) }
+        guard let next = tiler.appending(points, after: last) else { return }
+        tiler = next
+        last = points[9]
     }
 }
