@@ -78,24 +78,24 @@ enum RequestHeadScanner {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .unsure }
             let name = line[..<colon]
             guard !name.isEmpty, name.allSatisfy(isTokenByte) else { return .unsure }  // also refuses folding
-            var value = line[(colon + 1)...]
-            while let b = value.first, b == 0x20 || b == 0x09 { value.removeFirst() }
-            while let b = value.last, b == 0x20 || b == 0x09 { value.removeLast() }
+            let value = line[(colon + 1)...].trimmingWhitespace()
             guard value.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else { return .unsure }
-            if equalsIgnoringCase(name, "content-length") {
+            if name.equalsIgnoringCase("content-length") {
                 guard value.elementsEqual("0".utf8) else { return .unsure }  // a body: not delimited here
-            } else if equalsIgnoringCase(name, "transfer-encoding") {
+            } else if name.equalsIgnoringCase("transfer-encoding") {
                 return .unsure
-            } else if equalsIgnoringCase(name, "accept-encoding") {
+            } else if name.equalsIgnoringCase("accept-encoding") {
                 gzip.add(UnsafeRawBufferPointer(rebasing: value))
-            } else if equalsIgnoringCase(name, "if-none-match") {
+            } else if name.equalsIgnoringCase("if-none-match") {
                 let text = String(decoding: value, as: UTF8.self)
                 head.ifNoneMatch = head.ifNoneMatch.map { $0 + ", " + text } ?? text
-            } else if equalsIgnoringCase(name, "connection") {
+            } else if name.equalsIgnoringCase("connection") {
                 // `keep-alive` (which browsers send) is what HTTP/1.1 does anyway; `close` and `upgrade` are
                 // Hummingbird's to act on.
-                if contains(value, "close") || contains(value, "upgrade") { head.isCandidate = false }
-            } else if equalsIgnoringCase(name, "expect") || equalsIgnoringCase(name, "upgrade") {
+                if value.containsIgnoringCase("close") || value.containsIgnoringCase("upgrade") {
+                    head.isCandidate = false
+                }
+            } else if name.equalsIgnoringCase("expect") || name.equalsIgnoringCase("upgrade") {
                 head.isCandidate = false
             }
         }
@@ -134,23 +134,5 @@ enum RequestHeadScanner {
         default:
             return "!#$%&'*+-.^_`|~".utf8.contains(b)
         }
-    }
-
-    /// Whether `bytes` contain `word` (lowercase), ignoring case.
-    private static func contains(_ bytes: Slice<UnsafeRawBufferPointer>, _ word: StaticString) -> Bool {
-        let count = word.utf8CodeUnitCount
-        guard bytes.count >= count else { return false }
-        var start = bytes.startIndex
-        while start + count <= bytes.endIndex {
-            if equalsIgnoringCase(bytes[start..<(start + count)], word) { return true }
-            start += 1
-        }
-        return false
-    }
-
-    private static func equalsIgnoringCase(_ bytes: Slice<UnsafeRawBufferPointer>, _ word: StaticString) -> Bool {
-        guard bytes.count == word.utf8CodeUnitCount else { return false }
-        let word = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
-        return zip(bytes, word).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0) == $1 }
     }
 }

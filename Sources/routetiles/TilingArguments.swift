@@ -1,8 +1,8 @@
 import ArgumentParser
 import RouteTiles
 
-/// The options that decide which tiles exist and what they hold, shared by `build` and `seed` so that a seed job's
-/// cover is exactly the set of tiles a build with the same options writes.
+/// The options that decide which tiles exist and what they hold, shared by `build`, `serve` and `seed` so that a
+/// server answers the tiles a build writes, and a seed job's cover is exactly that set of tiles.
 struct TilingArguments: ParsableArguments {
     @Option(help: "Lowest zoom.")
     var minzoom = 0

@@ -45,7 +45,8 @@ public struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
         append(contentsOf: values)
     }
 
-    /// Makes room for `total` values in this view's storage, if it may append in place.
+    /// Makes room for `total` values: moves this view to storage of that capacity when it has less (as building
+    /// a set does once, before its first value).
     public mutating func reserveCapacity(_ total: Int) {
         guard total > storage.capacity else { return }
         moveToNewStorage(capacity: total)

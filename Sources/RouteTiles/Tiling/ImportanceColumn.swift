@@ -6,8 +6,8 @@
 /// never change again: they live in a `SharedColumn` (`settled`), which appends share. The last block's values,
 /// which the next append rewrites, are the view's own (`open`, at most a block plus the points of one append).
 struct ImportanceColumn: Sendable {
-    private(set) var settled: SharedColumn<Double>
-    private(set) var open: [Double]
+    let settled: SharedColumn<Double>
+    let open: [Double]
 
     /// `values` for every vertex of `set`, split where the last line's last block starts.
     init(_ values: [Double], set: ProjectedRouteSet) {
