@@ -28,11 +28,24 @@ extension RouteTilesResponder {
     /// `GET /health`.
     func health() -> Response {
         var body: [String: Any] = ["status": "ok"]
-        if case let .live(routes) = state.tiles.backend {
-            let snapshot = routes.snapshot
+        if case let .live(sync) = state.tiles.backend {
+            let snapshot = sync.routes.snapshot
             body["routes"] = snapshot.routeCount
             body["points"] = snapshot.pointCount
             body["generation"] = snapshot.generation
+            let status = sync.status
+            var store: [String: Any] = [
+                "name": sync.store.displayName, "durable": sync.store.isDurable, "reachable": status.reachable,
+                "applied_sequence": status.applied, "newest_sequence": status.newest,
+                "lag": max(0, status.newest - status.applied), "reconnects": status.reconnects,
+                "bad_rows": status.badRows,
+            ]
+            if let error = status.lastError { store["error"] = error }
+            if !sync.store.isDurable, state.configuration.writeToken != nil {
+                store["warning"] = "writes are kept in memory only and are lost when the server stops"
+            }
+            body["store"] = store
+            if !status.reachable { body["status"] = "degraded" }
         }
         let usage = state.tiles.cache.usage
         body["cache"] = ["tiles": usage.tiles, "bytes": usage.bytes]

@@ -14,22 +14,22 @@ extension RouteTilesResponder {
         }
         let allowed = key == nil ? "POST" : (isPoints ? "POST" : "GET, PUT, DELETE")
         guard allowed.contains(request.method.rawValue) else { return notAllowed(allowed) }
-        guard case let .live(routes) = state.tiles.backend else {
+        guard case let .live(sync) = state.tiles.backend else {
             return HTTPAnswers.error(.methodNotAllowed, "this server serves a finished tileset; routes cannot change",
                                      headers: [.allow: ""])
         }
         if request.method == .get, let key {
-            guard let route = routes.route(key) else { return HTTPAnswers.error(.notFound, "no route \(key)") }
+            guard let route = sync.routes.route(key) else { return HTTPAnswers.error(.notFound, "no route \(key)") }
             var response = HTTPAnswers.json(RouteGeoJSON.feature(route))
             response.headers[.contentType] = "application/geo+json"
+            if let version = sync.version(of: key) { response.headers[.eTag] = "\"\(version)\"" }
             return response
         }
         if let refusal = authorize(request) { return refusal }
 
-        let change: LiveRouteSet.Change
+        let write: RouteWrite
         if request.method == .delete, let key {
-            guard let removed = routes.remove(key: key) else { return HTTPAnswers.error(.notFound, "no route \(key)") }
-            change = removed
+            write = .remove(key: key)
         } else {
             let body: [UInt8]
             switch await readBody(request) {
@@ -38,14 +38,7 @@ extension RouteTilesResponder {
             }
             do {
                 if isPoints, let key {
-                    let points = try PositionListReader.read(body, file: "request body")
-                    if let route = routes.route(key), route.kind != .line {
-                        return HTTPAnswers.error(.conflict, "route \(key) is a set of points (a maneuver); only lines can be extended")
-                    }
-                    guard let extended = routes.append(key: key, points: points) else {
-                        return HTTPAnswers.error(.notFound, "no route \(key)")
-                    }
-                    change = extended
+                    write = .append(key: key, points: try PositionListReader.read(body, file: "request body"))
                 } else {
                     var options = state.configuration.readOptions
                     options.skipInvalid = false
@@ -54,36 +47,44 @@ extension RouteTilesResponder {
                         guard parsed.count == 1, let route = parsed.first else {
                             return HTTPAnswers.error(.badRequest, "PUT /routes/\(key) takes exactly one route; the body has \(parsed.count)")
                         }
-                        change = routes.replace(key: key, with: route)
+                        write = .replace(key: key, route: route)
                     } else {
                         guard !parsed.isEmpty else { return HTTPAnswers.error(.badRequest, "the body holds no route") }
-                        change = routes.upsert(parsed)
+                        write = .put(parsed)
                     }
                 }
             } catch {
                 return HTTPAnswers.error(.badRequest, "\(error)")
             }
         }
-        return applied(change, created: request.method == .post && key == nil)
-    }
-
-    /// Invalidates the changed tiles, logs them, and answers with what changed.
-    private func applied(_ change: LiveRouteSet.Change, created: Bool) -> Response {
-        let cached = state.tiles.invalidate(change.invalidated)
-        state.recordLoad()
-        var body: [String: Any] = [
-            "ids": change.keys, "generation": change.generation,
-            "invalidated_tiles": change.invalidated.count, "invalidated_cached_tiles": cached,
-        ]
-        if let log = state.expireLog {
-            do {
-                try log.append(change.invalidated)
-            } catch {
-                state.logger.error("\(error)")
-                body["expire_log_error"] = "\(error)"
-            }
+        let outcome: LiveRouteSync.WriteOutcome
+        do {
+            outcome = try await sync.write(write)
+        } catch {
+            // Not committed, or not known to be: never acknowledged. The client tries again.
+            return HTTPAnswers.error(.serviceUnavailable,
+                                     "the route store (\(sync.store.displayName)) did not take the write, so it was not made: \(error)",
+                                     headers: [.retryAfter: String(state.configuration.retryAfterSeconds)])
         }
-        return HTTPAnswers.json(body, status: created ? .created : .ok)
+        let created = request.method == .post && key == nil
+        switch outcome {
+        case let .notFound(key):
+            return HTTPAnswers.error(.notFound, "no route \(key)")
+        case let .notALine(key):
+            return HTTPAnswers.error(.conflict, "route \(key) is a set of points (a maneuver); only lines can be extended")
+        case let .applied(change, keys, sequences):
+            var body: [String: Any] = [
+                "ids": keys, "generation": change.generation, "invalidated_tiles": change.invalidated.count,
+                "invalidated_cached_tiles": state.cachedInvalidations(generation: change.generation) ?? 0,
+            ]
+            if let sequences { body["sequence"] = sequences.upperBound }
+            return HTTPAnswers.json(body, status: created ? .created : .ok)
+        case let .committedNotApplied(keys, sequences, error):
+            // Committed, so acknowledged; this server applies it from the feed once the store answers again.
+            var body: [String: Any] = ["ids": keys, "applied": false, "error": error]
+            if let sequences { body["sequence"] = sequences.upperBound }
+            return HTTPAnswers.json(body, status: .accepted)
+        }
     }
 
     /// Nil when the request may write; else the refusal.

@@ -38,10 +38,18 @@ public struct RouteTilesServer: Sendable {
         )
     }
 
+    /// The services to run together: the application, and for live routes the follower of the route store's
+    /// changes.
+    public func services(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
+        var services: [any Service] = [application(onRunning: onRunning)]
+        if case let .live(sync) = state.tiles.backend { services.append(StoreFollower(sync: sync)) }
+        return services
+    }
+
     /// Runs until SIGINT or SIGTERM, then shuts down gracefully.
     public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let group = ServiceGroup(configuration: .init(
-            services: [application(onRunning: onRunning)],
+            services: services(onRunning: onRunning),
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: state.logger))
         try await group.run()

@@ -18,6 +18,13 @@ final class ServerMetrics: Sendable {
     let routesLoaded: Metrics.Gauge
     let pointsLoaded: Metrics.Gauge
     let cacheBytes: Metrics.Gauge
+    let storeChangesApplied: Metrics.Counter
+    let storeApplyTime: Metrics.Timer
+    let storeErrors: Metrics.Counter
+    let storeReconnects: Metrics.Counter
+    let storeBadRows: Metrics.Counter
+    let storeApplied: Metrics.Gauge
+    let storeNewest: Metrics.Gauge
     private let inFlight = Atomic<Int>(0)
     private let inFlightGauge: Metrics.Gauge
 
@@ -27,6 +34,11 @@ final class ServerMetrics: Sendable {
             .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
             .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
             .milliseconds(100), .milliseconds(250), .seconds(1),
+        ]
+        factory.durationHistogramBuckets["routetiles_store_apply_seconds"] = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .seconds(1), .seconds(5),
         ]
         self.factory = factory
         cacheHits = Metrics.Counter(label: "routetiles_tile_cache_hits_total", factory: factory)
@@ -39,6 +51,13 @@ final class ServerMetrics: Sendable {
         routesLoaded = Metrics.Gauge(label: "routetiles_routes", factory: factory)
         pointsLoaded = Metrics.Gauge(label: "routetiles_points", factory: factory)
         cacheBytes = Metrics.Gauge(label: "routetiles_tile_cache_bytes", factory: factory)
+        storeChangesApplied = Metrics.Counter(label: "routetiles_store_changes_applied_total", factory: factory)
+        storeApplyTime = Metrics.Timer(label: "routetiles_store_apply_seconds", factory: factory)
+        storeErrors = Metrics.Counter(label: "routetiles_store_errors_total", factory: factory)
+        storeReconnects = Metrics.Counter(label: "routetiles_store_reconnects_total", factory: factory)
+        storeBadRows = Metrics.Counter(label: "routetiles_store_bad_rows_total", factory: factory)
+        storeApplied = Metrics.Gauge(label: "routetiles_store_applied_sequence", factory: factory)
+        storeNewest = Metrics.Gauge(label: "routetiles_store_newest_sequence", factory: factory)
         inFlightGauge = Metrics.Gauge(label: "routetiles_http_requests_in_flight", factory: factory)
     }
 

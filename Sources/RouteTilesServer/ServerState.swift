@@ -1,5 +1,6 @@
 import Logging
 import RouteTiles
+import Synchronization
 
 /// What every request handler shares.
 final class ServerState: Sendable {
@@ -9,6 +10,9 @@ final class ServerState: Sendable {
     let metrics: ServerMetrics
     let logger: Logger
     let expireLog: ExpireLog?
+    /// Of the last applications, how many of the tiles each invalidated were cached, by generation: the answer to
+    /// a write reports it.
+    private let cachedInvalidations = Mutex<[(generation: UInt64, cached: Int)]>([])
 
     init(configuration: ServerConfiguration, name: String, backend: TileBackend, logger: Logger) throws {
         self.configuration = configuration
@@ -18,12 +22,57 @@ final class ServerState: Sendable {
         tiles = TileService(backend: backend, configuration: configuration, metrics: metrics)
         expireLog = try configuration.expireLogPath.map { try ExpireLog(path: $0) }
         recordLoad()
+        if case let .live(sync) = backend {
+            metrics.storeApplied.record(sync.status.applied)
+            sync.observe(LiveRouteSync.Observer(
+                applied: { [weak self] applied in self?.applied(applied) },
+                storeError: { [weak self] message in
+                    self?.metrics.storeErrors.increment()
+                    self?.logger.warning("route store: \(message)")
+                },
+                reconnected: { [weak self] in
+                    self?.metrics.storeReconnects.increment()
+                    self?.logger.notice("route store: reachable again")
+                }))
+        }
+    }
+
+    /// Drops the tiles an application changed from the cache, appends them to the expire log, and counts it.
+    /// Called in sequence order, whether the change came from this server's write or from the store's feed.
+    private func applied(_ applied: LiveRouteSync.Applied) {
+        let change = applied.change
+        let cached = tiles.invalidate(change.invalidated)
+        cachedInvalidations.withLock { list in
+            list.append((change.generation, cached))
+            if list.count > 64 { list.removeFirst(list.count - 64) }
+        }
+        if let expireLog {
+            do {
+                try expireLog.append(change.invalidated)
+            } catch {
+                logger.error("\(error)")
+            }
+        }
+        for problem in applied.badRows {
+            logger.error("route store: skipped a row that makes no route: \(problem)")
+        }
+        metrics.storeBadRows.increment(by: applied.badRows.count)
+        metrics.storeChangesApplied.increment(by: applied.changeCount)
+        metrics.storeApplied.record(applied.sequences.upperBound)
+        let (seconds, attoseconds) = applied.duration.components
+        metrics.storeApplyTime.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        recordLoad()
+    }
+
+    /// How many cached tiles the application that made `generation` dropped, if it was among the last ones.
+    func cachedInvalidations(generation: UInt64) -> Int? {
+        cachedInvalidations.withLock { list in list.last { $0.generation == generation }?.cached }
     }
 
     /// Updates the gauges of what is loaded.
     func recordLoad() {
-        if case let .live(routes) = tiles.backend {
-            let snapshot = routes.snapshot
+        if case let .live(sync) = tiles.backend {
+            let snapshot = sync.routes.snapshot
             metrics.routesLoaded.record(snapshot.routeCount)
             metrics.pointsLoaded.record(snapshot.pointCount)
         }

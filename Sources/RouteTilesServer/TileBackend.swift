@@ -1,34 +1,34 @@
 import RouteTiles
 
-/// Where the server's tiles come from: routes cut on demand (and changed live), or a finished tileset.
+/// Where the server's tiles come from: routes cut on demand and kept in step with a route store (memory, SQLite or
+/// PostgreSQL), or a finished tileset.
 public enum TileBackend: Sendable {
-    case live(LiveRouteSet)
+    case live(LiveRouteSync)
     case tileset(any TileSource)
 
-    /// A tile's uncompressed MVT (live) or gzip bytes (tileset); nil when the tile is empty.
-    enum Content {
-        case mvt([UInt8])
-        case gzip([UInt8])
+    /// Routes in memory only: every write is lost when the process ends.
+    public static func routes(_ routes: [Route], options: TilingOptions) -> TileBackend {
+        .live(LiveRouteSync.inMemory(routes: routes, options: options))
     }
 
     /// The generation of the content: tiles computed from an older one must not enter the cache.
     var generation: UInt64 {
         switch self {
-        case let .live(routes): return routes.snapshot.generation
+        case let .live(sync): return sync.routes.snapshot.generation
         case .tileset: return 0
         }
     }
 
     var minZoom: Int {
         switch self {
-        case let .live(routes): return routes.options.minZoom
+        case let .live(sync): return sync.routes.options.minZoom
         case let .tileset(source): return source.metadata.minZoom
         }
     }
 
     var maxZoom: Int {
         switch self {
-        case let .live(routes): return routes.options.maxZoom
+        case let .live(sync): return sync.routes.options.maxZoom
         case let .tileset(source): return source.metadata.maxZoom
         }
     }
@@ -46,7 +46,7 @@ public enum TileBackend: Sendable {
     /// The metadata of the current routes or of the tileset.
     func metadata(name: String) -> TilesetMetadata {
         switch self {
-        case let .live(routes): return routes.snapshot.tilers.metadata(name: name)
+        case let .live(sync): return sync.routes.snapshot.tilers.metadata(name: name)
         case let .tileset(source): return source.metadata
         }
     }

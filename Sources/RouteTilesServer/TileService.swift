@@ -59,8 +59,8 @@ final class TileService: Sendable {
         defer { metrics.generationTime.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started)) }
         let gzip: [UInt8]
         switch backend {
-        case let .live(routes):
-            guard let mvt = routes.snapshot.tile(z: id.z, x: id.x, y: id.y) else { return .empty }
+        case let .live(sync):
+            guard let mvt = sync.routes.snapshot.tile(z: id.z, x: id.x, y: id.y) else { return .empty }
             gzip = try compressors.compress(mvt)
         case let .tileset(source):
             guard let stored = try source.gzipTile(id), !stored.isEmpty else { return .empty }

@@ -2,26 +2,31 @@ import ArgumentParser
 import Foundation
 import RouteTiles
 
-struct BuildCommand: ParsableCommand {
+struct BuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "build",
-        abstract: "Build a tile pyramid from route files: a folder ({z}/{x}/{y}.mvt and metadata.json), MBTiles or PMTiles.",
+        abstract: "Build a tile pyramid from route files or a route store: a folder ({z}/{x}/{y}.mvt and metadata.json), MBTiles or PMTiles.",
         discussion: """
             Inputs: GeoJSON (FeatureCollection, Feature, LineString, MultiLineString), GeoJSON text sequences and \
             NDJSON (streamed), CSV with a header (lat/latitude and lon/lng/longitude columns; an optional route or id \
             column groups rows into routes), encoded polylines (one per line, optionally id<TAB>polyline), GPX 1.1, \
-            and Google, OSRM or Valhalla directions responses (layers routes, steps and maneuvers). \
+            and Google, OSRM or Valhalla directions responses (layers routes, steps and maneuvers); or a route store \
+            (postgres://…, sqlite:PATH or a route store's SQLite file), read as it is when the build starts. \
             The pyramid is written into a staging folder or file beside the output and moved into place at the end, \
             so an interrupted build leaves any previous pyramid or archive as it was.
             """)
 
-    @Argument(help: "Route files to read.", completion: .file())
+    @Argument(help: "Route files or route stores to read.", completion: .file())
     var inputs: [String]
 
     @Option(name: .shortAndLong, help: "Output: X.mbtiles, X.pmtiles or a folder. Default: Tiles/build/<name of the first input>.")
     var output: String?
 
     @Option(help: "Kind of output, instead of telling it from the output's name (directory, mbtiles, pmtiles).")
+    var outputFormat: String?
+
+    /// The former spelling of --output-format, still accepted.
+    @Option(help: .hidden)
     var store: String?
 
     @Flag(help: "Replace the output if it exists.")
@@ -47,8 +52,9 @@ struct BuildCommand: ParsableCommand {
 
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        if let store, TileStoreFormat(rawValue: store.lowercased()) == nil {
-            throw ValidationError("unknown --store '\(store)'; known: "
+        if outputFormat != nil && store != nil { throw ValidationError("give --output-format once (--store is its former name)") }
+        if let kind = outputFormat ?? store, TileStoreFormat(rawValue: kind.lowercased()) == nil {
+            throw ValidationError("unknown --output-format '\(kind)'; known: "
                 + TileStoreFormat.allCases.map(\.rawValue).joined(separator: ", "))
         }
         if let baseUrl, !(baseUrl.hasPrefix("http://") || baseUrl.hasPrefix("https://")) {
@@ -60,11 +66,11 @@ struct BuildCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let started = Date()
         let terminal = Terminal(quiet: quiet)
         // The parsed routes live only until they are projected: the tiler keeps its own packed copy.
-        let routes = try RouteInputs.read(inputs, format: reading.inputFormat, options: reading.readOptions,
+        let routes = try await RouteInputs.read(inputs, format: reading.inputFormat, options: reading.readOptions,
                                           terminal: terminal)
         let tiler = RouteTiler(routes: routes, options: tiling.tilingOptions)
         let outputPath = output ?? "Tiles/build/" + Self.defaultName(for: inputs[0])
@@ -103,11 +109,13 @@ struct BuildCommand: ParsableCommand {
     }
 
     private func storeFormat(for path: String) -> TileStoreFormat {
-        store.flatMap { TileStoreFormat(rawValue: $0.lowercased()) } ?? TileStoreFormat(path: path)
+        (outputFormat ?? store).flatMap { TileStoreFormat(rawValue: $0.lowercased()) } ?? TileStoreFormat(path: path)
     }
 
-    /// "Tiles/samples/commute.geojson" → "commute".
+    /// "Tiles/samples/commute.geojson" → "commute"; a PostgreSQL store → "routes".
     static func defaultName(for input: String) -> String {
+        if case .postgres = RouteStoreLocation(input) { return "routes" }
+        let input = input.lowercased().hasPrefix("sqlite:") ? String(input.dropFirst("sqlite:".count)) : input
         let base = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
         return base.isEmpty ? "routes" : base
     }

@@ -1,24 +1,28 @@
 import ArgumentParser
 import RouteTiles
 
-struct CheckCommand: ParsableCommand {
+struct CheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Read route files and report what they hold and what is wrong with them, without building tiles.",
+        abstract: "Read route files or route stores and report what they hold and what is wrong with them, without building tiles.",
         discussion: """
             Prints per file its routes (per layer), points, skipped geometries and errors. With --skip-invalid every invalid \
             route is listed; without it, the first error of each file. Exits with status 1 when any file has an error.
             """)
 
-    @Argument(help: "Route files to check.", completion: .file())
+    @Argument(help: "Route files or route stores to check.", completion: .file())
     var inputs: [String]
 
     @OptionGroup(title: "Reading")
     var reading: ReadingOptions
 
-    func run() throws {
+    func run() async throws {
         var failed = false
         for input in inputs {
+            if RouteStores.isStore(input) {
+                if try await !checkStore(input) { failed = true }
+                continue
+            }
             do {
                 // Counted piece by piece: a streamed file is never held whole.
                 var perLayer: [String: Int] = [:]
@@ -48,5 +52,29 @@ struct CheckCommand: ParsableCommand {
             }
         }
         if failed { throw ExitCode(1) }
+    }
+
+    /// Reports a store's routes per layer, points, and the rows that make no route; false when there are any.
+    private func checkStore(_ input: String) async throws -> Bool {
+        let snapshot: RouteStoreSnapshot
+        let name: String
+        do {
+            let store = try await RouteStores.open(input, create: false)
+            name = store.displayName
+            snapshot = try await store.loadAll()
+            await store.close()
+        } catch {
+            print("\(input): \(error)")
+            return false
+        }
+        var perLayer: [String: Int] = [:]
+        for stored in snapshot.routes { perLayer[stored.route.layer ?? "routes", default: 0] += 1 }
+        let layers = perLayer.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        let points = snapshot.routes.reduce(0) { $0 + $1.route.pointCount }
+        var line = "\(name): \(layers.isEmpty ? "no routes" : layers), \(points) points, sequence \(snapshot.sequence)"
+        if !snapshot.badRows.isEmpty { line += ", \(snapshot.badRows.count) invalid" }
+        print(line)
+        for problem in snapshot.badRows { print("  \(problem)") }
+        return snapshot.badRows.isEmpty
     }
 }

@@ -17,7 +17,7 @@ struct SeedCommand: AsyncParsableCommand {
             from the routes). --checkpoint FILE makes a --url job resumable; --shard i/n splits the tiles for n machines.
             """)
 
-    @Argument(help: "Route files (needed for the route cover and for --output).", completion: .file())
+    @Argument(help: "Route files or route stores (needed for the route cover and for --output).", completion: .file())
     var inputs: [String] = []
 
     @OptionGroup(title: "Reading")
@@ -45,6 +45,10 @@ struct SeedCommand: AsyncParsableCommand {
     var output: String?
 
     @Option(help: "Kind of --output, instead of telling it from the name (directory, mbtiles, pmtiles).")
+    var outputFormat: String?
+
+    /// The former spelling of --output-format, still accepted.
+    @Option(help: .hidden)
     var store: String?
 
     @Flag(help: "Replace --output if it exists.")
@@ -84,8 +88,9 @@ struct SeedCommand: AsyncParsableCommand {
         if rate < 0 || !rate.isFinite { throw ValidationError("--rate must be a non-negative number") }
         if retries < 0 { throw ValidationError("--retries must be at least 0") }
         if timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
-        if let store, TileStoreFormat(rawValue: store.lowercased()) == nil {
-            throw ValidationError("unknown --store '\(store)'")
+        if outputFormat != nil && store != nil { throw ValidationError("give --output-format once (--store is its former name)") }
+        if let kind = outputFormat ?? store, TileStoreFormat(rawValue: kind.lowercased()) == nil {
+            throw ValidationError("unknown --output-format '\(kind)'")
         }
         if checkpoint != nil && url == nil && !dryRun { throw ValidationError("--checkpoint goes with --url") }
     }
@@ -104,7 +109,7 @@ struct SeedCommand: AsyncParsableCommand {
         }
         var tiler: RouteTiler?
         if !inputs.isEmpty && (tileList == nil && bbox == nil || output != nil) {
-            let routes = try RouteInputs.read(inputs, format: reading.inputFormat, options: reading.readOptions,
+            let routes = try await RouteInputs.read(inputs, format: reading.inputFormat, options: reading.readOptions,
                                               terminal: terminal)
             tiler = RouteTiler(routes: routes, options: options)
         }
@@ -178,7 +183,7 @@ struct SeedCommand: AsyncParsableCommand {
 
     private func writeTiles(_ tiles: [TileID], tiler: RouteTiler, output: String, terminal: Terminal) throws {
         let started = Date()
-        let format = store.flatMap { TileStoreFormat(rawValue: $0.lowercased()) } ?? TileStoreFormat(path: output)
+        let format = (outputFormat ?? store).flatMap { TileStoreFormat(rawValue: $0.lowercased()) } ?? TileStoreFormat(path: output)
         let sink: any TileStore
         do {
             sink = try format.makeStore(path: output, replace: force)

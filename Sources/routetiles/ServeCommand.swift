@@ -9,14 +9,30 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve vector tiles over HTTP: routes cut on demand (and changed live), or a built tileset (folder, MBTiles, PMTiles).",
         discussion: """
-            With no route file and no --tiles, serves the bundled samples (Tiles/samples). Open the printed URL for \
-            a map of the routes. Endpoints: /tiles/{z}/{x}/{y}.mvt, /tiles.json, /style.json, /, /health, /metrics, \
-            and with --write-token the live-route endpoints POST /routes, GET/PUT/DELETE /routes/{id}, \
-            POST /routes/{id}/points. SIGINT or SIGTERM stops the server after the requests in flight.
+            With no route file, no --store and no --tiles, serves the bundled samples (Tiles/samples). Open the \
+            printed URL for a map of the routes. Endpoints: /tiles/{z}/{x}/{y}.mvt, /tiles.json, /style.json, /, \
+            /health, /metrics, and with --write-token the live-route endpoints POST /routes, GET/PUT/DELETE \
+            /routes/{id}, POST /routes/{id}/points. \
+            With --store, routes live in a route store and survive restarts: a SQLite file, or PostgreSQL, which \
+            many servers share (each applies every change, whoever made it, and drops exactly the tiles it changed). \
+            Route files given with --store are loaded into it first; loading the same files again changes nothing. \
+            --write-token needs --store: a server would otherwise acknowledge writes it forgets when it stops \
+            (--store memory says that this is wanted). \
+            SIGINT or SIGTERM stops the server after the requests in flight.
             """)
 
-    @Argument(help: "Route files to serve (any format `build` reads). Default: the bundled samples.", completion: .file())
+    @Argument(help: "Route files to serve (any format `build` reads); with --store, loaded into it. Default: the bundled samples (none with --store).", completion: .file())
     var inputs: [String] = []
+
+    @Option(help: ArgumentHelp("Route store: a SQLite file (created when missing), postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=…], or memory (lost at exit).",
+                               valueName: "store"))
+    var store: String?
+
+    @Option(help: "PostgreSQL: the schema of the routes table.")
+    var storeSchema = "public"
+
+    @Option(help: "PostgreSQL: the routes table (its change feed is <table>_changes).")
+    var storeTable = "routes"
 
     @Option(help: "Serve a tileset built by `routetiles build` (a folder, X.mbtiles or X.pmtiles) instead of routes.",
             completion: .file())
@@ -72,6 +88,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         if tiles != nil && !inputs.isEmpty { throw ValidationError("give route files or --tiles, not both") }
+        if tiles != nil && store != nil { throw ValidationError("give --store or --tiles, not both") }
+        if writeToken != nil && store == nil {
+            throw ValidationError("--write-token needs --store, or writes would be acknowledged and then forgotten when "
+                + "the server stops: give --store routes.db (a SQLite file), --store postgres://…, or --store memory "
+                + "to keep them in memory on purpose")
+        }
         if !(0...65535).contains(port) { throw ValidationError("--port must lie in 0...65535") }
         if cacheMb < 0 { throw ValidationError("--cache-mb must not be negative") }
         if maxBodyMb < 1 { throw ValidationError("--max-body-mb must be at least 1") }
@@ -113,11 +135,14 @@ struct ServeCommand: AsyncParsableCommand {
                 throw failure("error: \(error)")
             }
             name = TileStoreFormat(path: tiles).tilesetName(forPath: tiles)
+        } else if let store {
+            backend = .live(try await openStore(store, logger: logger))
+            name = inputs.count == 1 ? BuildCommand.defaultName(for: inputs[0]) : "routes"
         } else {
             let files = inputs.isEmpty ? try Self.bundledSamples() : inputs
-            let routes = try RouteInputs.read(files, format: reading.inputFormat, options: reading.readOptions,
-                                              terminal: Terminal(quiet: false))
-            backend = .live(LiveRouteSet(routes: routes, options: tiling.tilingOptions))
+            let routes = try await RouteInputs.read(files, format: reading.inputFormat, options: reading.readOptions,
+                                                    terminal: Terminal(quiet: false))
+            backend = .routes(routes, options: tiling.tilingOptions)
             name = inputs.count == 1 ? BuildCommand.defaultName(for: inputs[0]) : "routes"
         }
         let server: RouteTilesServer
@@ -134,6 +159,39 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw failure("error: cannot serve on \(host):\(port): \(error)")
         }
+    }
+
+    /// Opens the store, loads the route files into it, and reads its routes.
+    private func openStore(_ text: String, logger: Logger) async throws -> LiveRouteSync {
+        let terminal = Terminal(quiet: false)
+        let opened: any RouteStore
+        do {
+            opened = try await RouteStores.open(text, create: true, schema: storeSchema, table: storeTable)
+        } catch {
+            throw failure("error: \(error)")
+        }
+        if !inputs.isEmpty {
+            let routes = try await RouteInputs.read(inputs, format: reading.inputFormat, options: reading.readOptions,
+                                                    terminal: terminal)
+            do {
+                let summary = try await RouteStoreImport.load(routes, into: opened)
+                terminal.note("\(opened.displayName): \(LoadCommand.describe(summary))")
+            } catch {
+                throw failure("error: cannot load the route files into \(opened.displayName): \(error)")
+            }
+        }
+        let sync: LiveRouteSync
+        let badRows: [RouteRowProblem]
+        do {
+            (sync, badRows) = try await LiveRouteSync.open(store: opened, options: tiling.tilingOptions)
+        } catch {
+            throw failure("error: cannot read the routes of \(opened.displayName): \(error)")
+        }
+        for problem in badRows { logger.error("route store: skipped a row that makes no route: \(problem)") }
+        if !opened.isDurable && writeToken != nil {
+            logger.warning("writes are kept in memory only (--store memory) and are lost when the server stops")
+        }
+        return sync
     }
 
     /// The sample route files, when run from the repository.

@@ -10,14 +10,17 @@ import Testing
     @Test func buildWritesTheSameTilesIntoEveryStore() async throws {
         let tmp = try TemporaryFolder()
         var sources: [any TileSource] = []
-        for out in ["dir", "x.mbtiles", "x.pmtiles", "forced"] {
+        // "forced" names the kind with --output-format; "forced-old" with its former spelling, --store.
+        for out in ["dir", "x.mbtiles", "x.pmtiles", "forced", "forced-old"] {
             var args = ["build", sample("paris-runs.geojson"), sample("flights.geojson"), "-o", tmp.path(out), "--maxzoom", "8", "--quiet"]
-            if out == "forced" { args += ["--store", "pmtiles"] }
+            if out == "forced" { args += ["--output-format", "pmtiles"] }
+            if out == "forced-old" { args += ["--store", "pmtiles"] }
             let r = try await ExternalTool.runDetached(ExternalTool.routetiles, args)
             #expect(r.status == 0, "\(r.stderr)")
             sources.append(try TileStoreFormat.openSource(path: tmp.path(out)))
         }
-        #expect(sources[1] is MBTilesSource && sources[2] is PMTilesSource && sources[3] is PMTilesSource)
+        #expect(sources[1] is MBTilesSource && sources[2] is PMTilesSource && sources[3] is PMTilesSource
+                && sources[4] is PMTilesSource)
         let ids = try sources[0].tileIDs().sorted()
         #expect(ids.count > 50)
         for source in sources.dropFirst() {
@@ -26,8 +29,8 @@ import Testing
             #expect(source.metadata.layers == sources[0].metadata.layers)
         }
         #expect(sources[1].metadata.name == "x" && sources[0].metadata.name == "dir")
-        let bad = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", tmp.path("y"), "--store", "zip"])
-        #expect(bad.status != 0 && bad.stderr.contains("unknown --store 'zip'"), "\(bad.stderr)")
+        let bad = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", sample("paris-runs.geojson"), "-o", tmp.path("y"), "--output-format", "zip"])
+        #expect(bad.status != 0 && bad.stderr.contains("unknown --output-format 'zip'"), "\(bad.stderr)")
     }
 
     /// Starts a long build into `out`, stops it with `signal` once its staging file has grown, returns its status

@@ -23,7 +23,7 @@ import Testing
 
     func pipeline() throws -> (EmbeddedChannel, HandedOnBytes, ServerState) {
         let state = try ServerState(configuration: ServerConfiguration(), name: "t",
-                                    backend: .live(LiveRouteSet(routes: [], options: TestServer.options())),
+                                    backend: .routes([], options: TestServer.options()),
                                     logger: Logger(label: "t"))
         state.tiles.cache.put(cached, TileCache.Entry(gzip: ByteBuffer(bytes: cachedBytes), etag: "\"00-gz\""))
         let handedOn = HandedOnRequests()

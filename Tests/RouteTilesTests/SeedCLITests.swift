@@ -124,7 +124,7 @@ import Testing
         let cover = RouteTiler(routes: routes, options: options).cover()
         #expect(cover.count > 150)
         let done = tmp.path("done.txt")
-        try await TestServer.with(.live(LiveRouteSet(routes: routes, options: options))) { server in
+        try await TestServer.with(.routes(routes, options: options)) { server in
             let arguments = ["seed", input, "--maxzoom", "16", "--url", server.base + "/tiles/{z}/{x}/{y}.mvt",
                              "--checkpoint", done, "--concurrency", "1", "--rate", "100", "--quiet"]
             let process = Process()
@@ -170,7 +170,7 @@ import Testing
 
     @Test func failedTilesAreReportedAndTheJobFails() async throws {
         let routes = TestServer.parisRoutes(count: 1, points: 100)
-        try await TestServer.with(.live(LiveRouteSet(routes: routes, options: TestServer.options(maxZoom: 3)))) { server in
+        try await TestServer.with(.routes(routes, options: TestServer.options(maxZoom: 3))) { server in
             let tmp = try TemporaryFolder()
             let list = tmp.path("tiles.txt")
             // Zoom 4 lies outside the server's zoom range (404); zoom 2 is served.

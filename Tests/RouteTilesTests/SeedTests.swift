@@ -101,7 +101,7 @@ import Testing
         let cover = RouteTiler(routes: routes, options: options).cover()
         let tmp = try TemporaryFolder()
         let done = tmp.path("done.txt")
-        try await TestServer.with(.live(LiveRouteSet(routes: routes, options: options))) { server in
+        try await TestServer.with(.routes(routes, options: options)) { server in
             var seeder = HTTPSeeder(template: try TileURLTemplate(server.base + "/tiles/{z}/{x}/{y}.mvt"))
             seeder.concurrency = 4
             let checkpoint = try SeedCheckpoint(path: done)

@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func sigtermLetsARequestInFlightFinish() async throws {
-        let serve = try ServeProcess(["--write-token", "shutdown-token"])
+        let serve = try ServeProcess(["--store", "memory", "--write-token", "shutdown-token"])
         let feature = #"{"type":"Feature","id":"late","properties":{},"geometry":{"type":"LineString","coordinates":[[2.3,48.8],[2.4,48.9]]}}"#
         let bytes = Array(feature.utf8)
         let (chunks, feed) = AsyncStream.makeStream(of: ByteBuffer.self)

@@ -16,7 +16,7 @@ import Testing
         """
         let directions = try Data(contentsOf: ExternalTool.packageRoot
             .appendingPathComponent("Tiles/samples/zurich-valhalla-route.json"))
-        try await TestServer.with(.live(LiveRouteSet(routes: [], options: TestServer.options())), configure: {
+        try await TestServer.with(.routes([], options: TestServer.options()), configure: {
             $0.writeToken = Self.token
         }) { server in
             let auth = ("Authorization", "Bearer \(Self.token)")

@@ -7,7 +7,7 @@ import Testing
 /// keeps responses in request order on a connection, and hands everything else to Hummingbird intact.
 @Suite struct ServerFastPathTests {
     let routes = TestServer.parisRoutes()
-    var live: TileBackend { .live(LiveRouteSet(routes: routes, options: TestServer.options())) }
+    var live: TileBackend { .routes(routes, options: TestServer.options()) }
 
     /// z14 tiles the tracks cross.
     var busyTiles: [TileID] {

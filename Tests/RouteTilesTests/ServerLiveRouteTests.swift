@@ -27,8 +27,8 @@ import Testing
     /// A client that sends `Expect: 100-continue` and waits for the interim answer before its body (curl does for
     /// bodies over 1 MB) gets `100 Continue` at once, then the final answer.
     @Test func expectContinueIsAnsweredBeforeTheBody() async throws {
-        let routes = LiveRouteSet(routes: TestServer.parisRoutes(count: 1, points: 50), options: TestServer.options())
-        try await TestServer.with(.live(routes), configure: { $0.writeToken = Self.token }) { server in
+        let routes = TileBackend.routes(TestServer.parisRoutes(count: 1, points: 50), options: TestServer.options())
+        try await TestServer.with(routes, configure: { $0.writeToken = Self.token }) { server in
             let port = try #require(Int(server.base.split(separator: ":").last ?? ""))
             let body = feature(id: "expect", line(from: 2.35, 48.85, count: 40))
             let head = "POST /routes HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\n"
@@ -44,11 +44,11 @@ import Testing
     @Test func writesNeedTheTokenAndAWellFormedBodyWithinTheLimit() async throws {
         let body = feature(line(from: 2.35, 48.86))
         // Writes off without --write-token.
-        try await TestServer.with(.live(LiveRouteSet(routes: [], options: TestServer.options()))) { server in
+        try await TestServer.with(.routes([], options: TestServer.options())) { server in
             let refused = try await server.request(.POST, "/routes", headers: auth, body: body)
             #expect(refused.status == 403)
         }
-        try await TestServer.with(.live(LiveRouteSet(routes: [], options: TestServer.options())), configure: configure) { server in
+        try await TestServer.with(.routes([], options: TestServer.options()), configure: configure) { server in
             let none = try await server.request(.POST, "/routes", body: body)
             #expect(none.status == 401 && none.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
             #expect(try await server.request(.POST, "/routes", headers: [("Authorization", "Bearer wrong-token")], body: body).status == 403)
@@ -89,10 +89,9 @@ import Testing
     @Test func changesInvalidateExactlyTheTilesWhoseContentChanges() async throws {
         let options = TestServer.options(maxZoom: 12)
         let base = TestServer.parisRoutes(count: 4, points: 300)
-        let routes = LiveRouteSet(routes: base, options: options)
         let folder = try TemporaryFolder()
         let expirePath = folder.path("expire.log")
-        try await TestServer.with(.live(routes), configure: {
+        try await TestServer.with(.routes(base, options: options), configure: {
             configure(&$0)
             $0.expireLogPath = expirePath
         }) { server in

@@ -9,7 +9,7 @@ import Testing
 /// `routetiles serve` over HTTP: a real server on a loopback port and a real client.
 @Suite struct ServerTileTests {
     let routes = TestServer.parisRoutes()
-    var live: TileBackend { .live(LiveRouteSet(routes: routes, options: TestServer.options())) }
+    var live: TileBackend { .routes(routes, options: TestServer.options()) }
     /// A z14 tile the tracks cross, and its expected bytes from the engine directly.
     var busyTile: TileID { WebMercator.tile(containing: routes[0].parts[0][0], zoom: 14) }
 

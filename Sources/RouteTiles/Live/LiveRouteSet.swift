@@ -91,38 +91,57 @@ public final class LiveRouteSet: Sendable {
         }
     }
 
-    /// Adds routes, or replaces those whose id is already present. Routes without an id get new numeric ids.
-    public func upsert(_ routes: [Route]) -> Change {
+    /// One edit of a batch (`apply(_:)`).
+    public enum Edit: Sendable {
+        /// Adds the route, or replaces the one stored under its key; a route without an id gets the next number.
+        case put(Route)
+        /// Removes the route stored under `key`, if any.
+        case remove(key: String)
+        /// Extends the last part of the route stored under `key`, if any.
+        case append(key: String, points: [Coordinate])
+    }
+
+    /// Applies edits in order as one change: one new snapshot, and the union of the tiles they invalidate.
+    /// Edits of routes that are not there (a remove or an append) do nothing.
+    public func apply(_ edits: [Edit]) -> Change {
         write { state in
             var keys: [String] = []
             var invalidated = Set<TileID>()
-            for var route in routes {
-                let key = Self.assignKey(&route, state: &state)
-                let entry = Entry(route: route, options: options)
-                if let old = state.entries[key] { invalidated.formUnion(old.cover) } else { state.order.append(key) }
-                invalidated.formUnion(entry.cover)
-                state.entries[key] = entry
-                keys.append(key)
+            for edit in edits {
+                switch edit {
+                case let .put(route):
+                    keys.append(Self.put(route, into: &state, invalidating: &invalidated, options: options))
+                case let .remove(key):
+                    if Self.remove(key, from: &state, invalidating: &invalidated) { keys.append(key) }
+                case let .append(key, points):
+                    if Self.append(points, to: key, in: &state, invalidating: &invalidated, options: options) {
+                        keys.append(key)
+                    }
+                }
             }
             return (keys, invalidated)
         }
     }
 
+    /// Adds routes, or replaces those whose id is already present. Routes without an id get new numeric ids.
+    public func upsert(_ routes: [Route]) -> Change {
+        apply(routes.map { .put($0) })
+    }
+
     /// Replaces the route stored under `key` (or adds it at the end), giving it that id.
     public func replace(key: String, with route: Route) -> Change {
         var route = route
-        route.id = UInt64(key).map { RouteID.number($0) } ?? .string(key)
+        route.id = StoredRouteCodec.id(forKey: key)
         return upsert([route])
     }
 
     /// Removes a route; nil when there is none under `key`.
     public func remove(key: String) -> Change? {
-        let change = write { state -> ([String], Set<TileID>)? in
-            guard let old = state.entries.removeValue(forKey: key) else { return nil }
-            state.order.removeAll { $0 == key }
-            return ([key], old.cover)
+        write { state -> ([String], Set<TileID>)? in
+            var invalidated = Set<TileID>()
+            guard Self.remove(key, from: &state, invalidating: &invalidated) else { return nil }
+            return ([key], invalidated)
         }
-        return change
     }
 
     /// Extends the last part of a route with `points`; nil when there is none under `key`. The cover grows by the
@@ -130,21 +149,47 @@ public final class LiveRouteSet: Sendable {
     /// The route's tiler is extended, not rebuilt: the work follows the new points (see `RouteTiler.appending`).
     public func append(key: String, points: [Coordinate]) -> Change? {
         write { state -> ([String], Set<TileID>)? in
-            // Out of the table while it changes, so that its arrays are extended in place, not copied.
-            guard var entry = state.entries.removeValue(forKey: key) else { return nil }
-            defer { state.entries[key] = entry }
-            let lastPart = entry.route.parts.count - 1
-            guard !points.isEmpty, lastPart >= 0, let joint = entry.route.parts[lastPart].last,
-                  let tiler = entry.tiler.appending(points, after: joint) else { return ([key], []) }
-            var piece = entry.route
-            piece.parts = [[joint] + points]
-            let added = RouteCover.tiles(of: piece, options: options)
-            let invalidated = entry.cover.union(added)
-            entry.tiler = tiler
-            entry.route.parts[lastPart].append(contentsOf: points)
-            entry.cover.formUnion(added)
+            var invalidated = Set<TileID>()
+            guard Self.append(points, to: key, in: &state, invalidating: &invalidated, options: options) else { return nil }
             return ([key], invalidated)
         }
+    }
+
+    private static func put(_ route: Route, into state: inout State, invalidating invalidated: inout Set<TileID>,
+                            options: TilingOptions) -> String {
+        var route = route
+        let key = assignKey(&route, state: &state)
+        let entry = Entry(route: route, options: options)
+        if let old = state.entries[key] { invalidated.formUnion(old.cover) } else { state.order.append(key) }
+        invalidated.formUnion(entry.cover)
+        state.entries[key] = entry
+        return key
+    }
+
+    private static func remove(_ key: String, from state: inout State, invalidating invalidated: inout Set<TileID>) -> Bool {
+        guard let old = state.entries.removeValue(forKey: key) else { return false }
+        state.order.removeAll { $0 == key }
+        invalidated.formUnion(old.cover)
+        return true
+    }
+
+    private static func append(_ points: [Coordinate], to key: String, in state: inout State,
+                               invalidating invalidated: inout Set<TileID>, options: TilingOptions) -> Bool {
+        // Out of the table while it changes, so that its arrays are extended in place, not copied.
+        guard var entry = state.entries.removeValue(forKey: key) else { return false }
+        defer { state.entries[key] = entry }
+        let lastPart = entry.route.parts.count - 1
+        guard !points.isEmpty, lastPart >= 0, let joint = entry.route.parts[lastPart].last,
+              let tiler = entry.tiler.appending(points, after: joint) else { return true }
+        var piece = entry.route
+        piece.parts = [[joint] + points]
+        let added = RouteCover.tiles(of: piece, options: options)
+        invalidated.formUnion(entry.cover)
+        invalidated.formUnion(added)
+        entry.tiler = tiler
+        entry.route.parts[lastPart].append(contentsOf: points)
+        entry.cover.formUnion(added)
+        return true
     }
 
     private func write(_ body: (inout State) -> ([String], Set<TileID>)) -> Change {

@@ -38,6 +38,23 @@ final class SQLiteDatabase {
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw error(sql) }
     }
 
+    /// The rowid of the last row inserted through this connection.
+    var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
+
+    /// Runs `body` in a transaction (`BEGIN IMMEDIATE` when it writes, so that it waits for the writer lock up
+    /// front rather than failing half-way); rolls back when it throws.
+    func transaction<T>(writing: Bool, _ body: () throws -> T) throws -> T {
+        try execute(writing ? "BEGIN IMMEDIATE" : "BEGIN")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
     func prepare(_ sql: String) throws -> Statement {
         guard let handle else { throw error(sql) }
         var statement: OpaquePointer?
@@ -63,6 +80,22 @@ final class SQLiteDatabase {
 
         func bind(_ index: Int32, _ value: Int) {
             sqlite3_bind_int64(handle, index, Int64(value))
+        }
+
+        func bind(_ index: Int32, _ value: Int64) {
+            sqlite3_bind_int64(handle, index, value)
+        }
+
+        func bind(_ index: Int32, _ value: Double) {
+            sqlite3_bind_double(handle, index, value)
+        }
+
+        func bindNull(_ index: Int32) {
+            sqlite3_bind_null(handle, index)
+        }
+
+        func bind(_ index: Int32, _ value: String?) {
+            if let value { bind(index, value) } else { bindNull(index) }
         }
 
         func bind(_ index: Int32, _ value: String) {
@@ -96,6 +129,10 @@ final class SQLiteDatabase {
         }
 
         func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+
+        func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+        func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
         func text(_ column: Int32) -> String? {
             guard let c = sqlite3_column_text(handle, column) else { return nil }

@@ -62,7 +62,7 @@ enum TestServer {
         let server = try RouteTilesServer(configuration: configuration, name: "test", backend: backend, logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let group = ServiceGroup(configuration: .init(
-            services: [server.application { port in continuation.yield(port) }], logger: logger))
+            services: server.services { port in continuation.yield(port) }, logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             var iterator = ports.makeAsyncIterator()

@@ -1,0 +1,44 @@
+import Synchronization
+
+/// A lock held across suspension points: the holders of `withLock` run one at a time, in the order they asked.
+/// `LiveRouteSync` holds it from reading the store to swapping in the next snapshot, so that changes are applied
+/// once each and in sequence order even though every step awaits the store.
+final class AsyncLock: Sendable {
+    private struct State {
+        var held = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        await acquire()
+        defer { release() }
+        return try await body()
+    }
+
+    private func acquire() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let granted = state.withLock { state -> Bool in
+                if state.held {
+                    state.waiters.append(continuation)
+                    return false
+                }
+                state.held = true
+                return true
+            }
+            if granted { continuation.resume() }
+        }
+    }
+
+    private func release() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiters.isEmpty {
+                state.held = false
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.resume()
+    }
+}

@@ -1,0 +1,430 @@
+import Foundation
+import Synchronization
+
+/// Keeps a `LiveRouteSet` in step with a `RouteStore`: every write is committed to the store first, and every
+/// server applies the store's changes in sequence order, its own included.
+///
+/// - **Writes** (`write(_:)`) commit, then apply. When the server has applied everything before the write's first
+///   sequence, it applies the routes it just wrote without reading them back; otherwise it catches up from the
+///   feed, which holds its write too. Either way a sequence is applied once: the applied sequence only grows.
+/// - **Following** (`follow()`) waits for the store's wake-ups (PostgreSQL's NOTIFY, SQLite's data version) and a
+///   periodic tick, and after each reads every change after the last it applied. A wake-up is never the data, so a
+///   lost one costs at most a tick.
+/// - **Applying** a change reads the route as it is now, not as it was, so a server that missed changes converges
+///   all the same. Each route's version (the sequence that last wrote it) makes older changes no-ops, and an append
+///   whose base is the version held is applied from its points without reading the route.
+/// - **Order.** Routes keep the order of their creation, so every replica cuts the same bytes: a route read back
+///   with a creation later than the change being applied was deleted and created again, and joins at its creation.
+/// - **Bad rows** (a geometry that is not a line, out-of-range coordinates) are reported, counted and skipped:
+///   the route is not served, on every replica alike, and the feed goes on.
+public final class LiveRouteSync: Sendable {
+    public let routes: LiveRouteSet
+    public let store: any RouteStore
+
+    /// What one application did: the change to the routes, the sequences it covered, and the rows skipped.
+    public struct Applied: Sendable {
+        public var change: LiveRouteSet.Change
+        public var sequences: ClosedRange<Int64>
+        public var changeCount: Int
+        public var badRows: [RouteRowProblem]
+        /// From the first call to the store to the new snapshot.
+        public var duration: Duration = .zero
+    }
+
+    /// The outcome of a write.
+    public enum WriteOutcome: Sendable {
+        /// Committed with these sequences and applied here; `change` is what this server's routes did.
+        case applied(change: LiveRouteSet.Change, keys: [String], sequences: ClosedRange<Int64>?)
+        /// Committed, but applying it here failed (the store went away after the commit); the feed brings it later.
+        case committedNotApplied(keys: [String], sequences: ClosedRange<Int64>?, error: String)
+        case notFound(key: String)
+        case notALine(key: String)
+    }
+
+    /// How far this server is, for `/health` and the metrics.
+    public struct Status: Sendable {
+        /// The last sequence applied.
+        public var applied: Int64
+        /// The newest sequence seen in the store.
+        public var newest: Int64
+        /// Whether the last call to the store succeeded.
+        public var reachable: Bool
+        public var lastError: String?
+        /// How many times the store was reached again after failing.
+        public var reconnects: Int
+        public var badRows: Int
+    }
+
+    private struct State {
+        var versions: [String: Int64] = [:]
+        var status = Status(applied: 0, newest: 0, reachable: true, lastError: nil, reconnects: 0, badRows: 0)
+    }
+
+    /// Who hears of applications and store errors.
+    public struct Observer: Sendable {
+        /// Every application (to drop changed tiles from caches), called under the lock that orders them.
+        public var applied: @Sendable (Applied) -> Void
+        /// Every failed call to the store.
+        public var storeError: @Sendable (String) -> Void
+        /// The first successful call to the store after failed ones.
+        public var reconnected: @Sendable () -> Void
+
+        public init(applied: @escaping @Sendable (Applied) -> Void, storeError: @escaping @Sendable (String) -> Void,
+                    reconnected: @escaping @Sendable () -> Void = {}) {
+            self.applied = applied
+            self.storeError = storeError
+            self.reconnected = reconnected
+        }
+    }
+
+    private let lock = AsyncLock()
+    private let state: Mutex<State>
+    private let observers = Mutex<[Observer]>([])
+    /// How often the store is read even without a wake-up.
+    private let tick: Duration
+
+    /// Loads the store's routes; also returns the rows that make no route.
+    public static func open(store: any RouteStore, options: TilingOptions, tick: Duration = .seconds(2)) async throws
+        -> (sync: LiveRouteSync, badRows: [RouteRowProblem])
+    {
+        let snapshot = try await store.loadAll()
+        return (LiveRouteSync(store: store, snapshot: snapshot, options: options, tick: tick), snapshot.badRows)
+    }
+
+    /// Routes in memory only (`MemoryRouteStore`), numbered as `LiveRouteSet` numbers routes without an id: for
+    /// tests, demos and programs that keep their routes elsewhere.
+    public static func inMemory(routes: [Route], options: TilingOptions) -> LiveRouteSync {
+        let store = MemoryRouteStore(routes: routes)
+        return LiveRouteSync(store: store, snapshot: store.snapshot(), options: options, tick: .seconds(3600))
+    }
+
+    private init(store: any RouteStore, snapshot: RouteStoreSnapshot, options: TilingOptions, tick: Duration) {
+        routes = LiveRouteSet(routes: snapshot.routes.map(\.route), options: options)
+        var state = State()
+        for stored in snapshot.routes { state.versions[stored.key] = stored.version }
+        state.status.applied = snapshot.sequence
+        state.status.newest = snapshot.sequence
+        state.status.badRows = snapshot.badRows.count
+        self.store = store
+        self.state = Mutex(state)
+        self.tick = tick
+    }
+
+    /// Adds an observer of every later application and store error.
+    public func observe(_ observer: Observer) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    private func onApplied(_ applied: Applied) {
+        for observer in observers.withLock({ $0 }) { observer.applied(applied) }
+    }
+
+    private func onStoreError(_ message: String) {
+        for observer in observers.withLock({ $0 }) { observer.storeError(message) }
+    }
+
+    public var status: Status { state.withLock { $0.status } }
+
+    /// The version of the route stored under `key`, as this server holds it.
+    public func version(of key: String) -> Int64? { state.withLock { $0.versions[key] } }
+
+    // MARK: Writing
+
+    /// Commits `write` to the store, then applies it here. Throws when the store cannot be reached or refuses the
+    /// write: then nothing was acknowledged.
+    public func write(_ write: RouteWrite) async throws -> WriteOutcome {
+        try await lock.withLock {
+            let result: RouteWriteResult
+            do {
+                result = try await store.commit(write)
+                noteSuccess()
+            } catch {
+                noteFailure(error)
+                throw error
+            }
+            switch result {
+            case let .notFound(key): return .notFound(key: key)
+            case let .notALine(key): return .notALine(key: key)
+            case let .committed(changes, written):
+                let keys = changes.map(\.key).uniqued()
+                guard let first = changes.first?.sequence, let last = changes.last?.sequence else {
+                    return .applied(change: LiveRouteSet.Change(keys: [], invalidated: [], generation: routes.snapshot.generation),
+                                    keys: [], sequences: nil)
+                }
+                let contiguous = zip(changes, changes.dropFirst()).allSatisfy { $1.sequence == $0.sequence + 1 }
+                if contiguous, status.applied == first - 1 {
+                    let change = applyOwn(changes, written: written)
+                    return .applied(change: change, keys: keys, sequences: first...last)
+                }
+                do {
+                    var merged = LiveRouteSet.Change(keys: [], invalidated: [], generation: routes.snapshot.generation)
+                    while status.applied < last {
+                        guard let applied = try await catchUpLocked() else { break }
+                        merged.invalidated = Array(Set(merged.invalidated).union(applied.change.invalidated)).sorted()
+                        merged.generation = applied.change.generation
+                    }
+                    merged.keys = keys
+                    return .applied(change: merged, keys: keys, sequences: first...last)
+                } catch {
+                    return .committedNotApplied(keys: keys, sequences: first...last, error: "\(error)")
+                }
+            }
+        }
+    }
+
+    /// Applies a write this server just committed, from what it wrote.
+    private func applyOwn(_ changes: [RouteChange], written: [StoredRoute]) -> LiveRouteSet.Change {
+        let started = ContinuousClock.now
+        var byKey: [String: StoredRoute] = [:]
+        for stored in written { byKey[stored.key] = stored }
+        var edits: [LiveRouteSet.Edit] = []
+        state.withLock { state in
+            for change in changes {
+                switch change.operation {
+                case .insert, .update:
+                    if let stored = byKey[change.key], stored.version == change.sequence {
+                        edits.append(.put(stored.route))
+                        state.versions[change.key] = change.sequence
+                    }
+                case .delete:
+                    edits.append(.remove(key: change.key))
+                    state.versions[change.key] = nil
+                case .append:
+                    edits.append(.append(key: change.key, points: change.points))
+                    state.versions[change.key] = change.sequence
+                }
+            }
+        }
+        let change = routes.apply(edits)
+        let sequences = (changes.first?.sequence ?? 0)...(changes.last?.sequence ?? 0)
+        state.withLock { state in
+            state.status.applied = sequences.upperBound
+            state.status.newest = max(state.status.newest, sequences.upperBound)
+        }
+        onApplied(Applied(change: change, sequences: sequences, changeCount: changes.count, badRows: [],
+                          duration: ContinuousClock.now - started))
+        return change
+    }
+
+    // MARK: Following
+
+    /// Reads and applies every change after the last applied; nil when there was none.
+    @discardableResult
+    public func catchUp() async throws -> Applied? {
+        try await lock.withLock {
+            var total: Applied?
+            while let applied = try await catchUpLocked() {
+                total = total.map { merge($0, applied) } ?? applied
+            }
+            return total
+        }
+    }
+
+    /// Follows the store until the task is cancelled: a catch-up after every wake-up and every `tick`, with
+    /// backoff (0.1 s doubling to 5 s) while the store cannot be reached.
+    public func follow() async {
+        let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let store = self.store
+        let tick = self.tick
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in store.wakeUps() { signal.yield() }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: tick)
+                    signal.yield()
+                }
+            }
+            group.addTask { [self] in
+                var backoff = Duration.milliseconds(100)
+                var iterator = signals.makeAsyncIterator()
+                while !Task.isCancelled {
+                    do {
+                        try await catchUp()
+                        backoff = .milliseconds(100)
+                    } catch {
+                        try? await Task.sleep(for: backoff)
+                        backoff = min(backoff * 2, .seconds(5))
+                        continue
+                    }
+                    guard await iterator.next() != nil else { break }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+        signal.finish()
+    }
+
+    /// Reads one page of changes and applies it, under the lock. Nil when there is nothing new.
+    private func catchUpLocked() async throws -> Applied? {
+        let started = ContinuousClock.now
+        let applied = status.applied
+        let page: [RouteChange]
+        let rows: [String: StoredRow]
+        do {
+            let newest = try await store.newestSequence()
+            state.withLock { $0.status.newest = max($0.status.newest, newest) }
+            guard newest > applied else {
+                noteSuccess()
+                return nil
+            }
+            do {
+                page = try await store.changes(after: applied, limit: 1000)
+            } catch is RouteChangesPruned {
+                let result = try await reload()
+                noteSuccess()
+                return result
+            }
+            guard !page.isEmpty else {
+                noteSuccess()
+                return nil
+            }
+            rows = try await store.rows(keysNeedingRows(page))
+            noteSuccess()
+        } catch {
+            noteFailure(error)
+            throw error
+        }
+        return apply(page, rows: rows, started: started)
+    }
+
+    /// The keys of a page whose changes cannot all be applied from the change itself (an append on the version held).
+    private func keysNeedingRows(_ page: [RouteChange]) -> [String] {
+        var simulated = state.withLock { state in
+            Dictionary(uniqueKeysWithValues: Set(page.map(\.key)).map { ($0, state.versions[$0] ?? -1) })
+        }
+        var needed: [String] = []
+        for change in page {
+            let held = simulated[change.key] ?? -1
+            if change.sequence <= held { continue }
+            if change.operation == .append, held == change.baseVersion, !change.points.isEmpty {
+                simulated[change.key] = change.sequence
+            } else {
+                needed.append(change.key)
+                simulated[change.key] = .max
+            }
+        }
+        return needed.uniqued()
+    }
+
+    private func apply(_ page: [RouteChange], rows: [String: StoredRow], started: ContinuousClock.Instant) -> Applied? {
+        guard let first = page.first?.sequence, let last = page.last?.sequence else { return nil }
+        var edits: [LiveRouteSet.Edit] = []
+        var badRows: [RouteRowProblem] = []
+        state.withLock { state in
+            for change in page {
+                let key = change.key
+                let held = state.versions[key] ?? -1
+                if change.sequence <= held { continue }
+                if change.operation == .append, held == change.baseVersion, !change.points.isEmpty {
+                    edits.append(.append(key: key, points: change.points))
+                    state.versions[key] = change.sequence
+                    continue
+                }
+                switch rows[key] {
+                case nil:
+                    // Deleted since: nothing of this page's changes to it remains.
+                    edits.append(.remove(key: key))
+                    state.versions[key] = last
+                case let .bad(problem)?:
+                    edits.append(.remove(key: key))
+                    state.versions[key] = max(problem.version, change.sequence)
+                    if !badRows.contains(where: { $0.key == key && $0.version == problem.version }) {
+                        badRows.append(problem)
+                    }
+                case let .route(stored)?:
+                    if stored.created > change.sequence {
+                        // Deleted and created again later: it joins at its creation, as in every other replica.
+                        edits.append(.remove(key: key))
+                        state.versions[key] = stored.created - 1
+                    } else {
+                        edits.append(.put(stored.route))
+                        state.versions[key] = stored.version
+                    }
+                }
+            }
+            // A route not held stays out of the table, so that it does not grow with deleted routes.
+            for key in Set(page.map(\.key)) where !rows.keys.contains(key) || Self.isBad(rows[key]) {
+                state.versions[key] = nil
+            }
+            state.status.applied = last
+            state.status.badRows += badRows.count
+        }
+        let change = routes.apply(edits)
+        let applied = Applied(change: change, sequences: first...last, changeCount: page.count, badRows: badRows,
+                              duration: ContinuousClock.now - started)
+        onApplied(applied)
+        return applied
+    }
+
+    private static func isBad(_ row: StoredRow?) -> Bool {
+        if case .bad? = row { return true }
+        return false
+    }
+
+    /// Loads the whole store again, when the changes needed were pruned: every route whose version differs is put,
+    /// every route no longer stored removed.
+    private func reload() async throws -> Applied? {
+        let snapshot = try await store.loadAll()
+        var edits: [LiveRouteSet.Edit] = []
+        let before = status.applied
+        state.withLock { state in
+            let stored = Set(snapshot.routes.map(\.key))
+            for key in routes.keys where !stored.contains(key) {
+                edits.append(.remove(key: key))
+                state.versions[key] = nil
+            }
+            for route in snapshot.routes where state.versions[route.key] != route.version {
+                edits.append(.put(route.route))
+                state.versions[route.key] = route.version
+            }
+            state.status.applied = snapshot.sequence
+            state.status.badRows += snapshot.badRows.count
+        }
+        let change = routes.apply(edits)
+        let applied = Applied(change: change, sequences: (before + 1)...max(before + 1, snapshot.sequence),
+                              changeCount: edits.count, badRows: snapshot.badRows)
+        onApplied(applied)
+        return applied
+    }
+
+    private func merge(_ a: Applied, _ b: Applied) -> Applied {
+        var change = b.change
+        change.keys = (a.change.keys + b.change.keys).uniqued()
+        change.invalidated = Array(Set(a.change.invalidated).union(b.change.invalidated)).sorted()
+        return Applied(change: change, sequences: a.sequences.lowerBound...b.sequences.upperBound,
+                       changeCount: a.changeCount + b.changeCount, badRows: a.badRows + b.badRows)
+    }
+
+    private func noteSuccess() {
+        let reconnected = state.withLock { state in
+            let was = state.status.reachable
+            if !was { state.status.reconnects += 1 }
+            state.status.reachable = true
+            state.status.lastError = nil
+            return !was
+        }
+        if reconnected {
+            for observer in observers.withLock({ $0 }) { observer.reconnected() }
+        }
+    }
+
+    private func noteFailure(_ error: any Error) {
+        let message = "\(error)"
+        state.withLock { state in
+            state.status.reachable = false
+            state.status.lastError = message
+        }
+        onStoreError(message)
+    }
+}
+
+extension Array where Element: Hashable {
+    /// The elements in order, each once.
+    func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
+    }
+}

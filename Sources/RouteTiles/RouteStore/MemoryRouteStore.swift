@@ -1,0 +1,132 @@
+import Synchronization
+
+/// Routes kept in the process's memory only (`--store memory`): the same feed and the same answers as the durable
+/// stores, for demos and tests, but every write is lost when the process ends.
+public final class MemoryRouteStore: RouteStore {
+    public var displayName: String { "memory" }
+    public var isDurable: Bool { false }
+
+    /// The changes kept for readers that fall behind; older ones are dropped, and a reader that needs them loads
+    /// everything again.
+    public static let retainedChanges = 65_536
+
+    private struct State {
+        var rows: [String: StoredRoute] = [:]
+        var changes: [RouteChange] = []
+        var sequence: Int64 = 0
+        var nextNumber: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// A store holding `routes`, written as one `put`: routes without an id are numbered after the largest
+    /// numeric id, in order, as `LiveRouteSet` numbers them.
+    public init(routes: [Route]) {
+        state.withLock { state in _ = Self.apply(.put(routes), to: &state) }
+    }
+
+    /// What the store holds now.
+    func snapshot() -> RouteStoreSnapshot {
+        state.withLock { state in
+            let routes = state.rows.values.sorted { ($0.created, $0.key) < ($1.created, $1.key) }
+            return RouteStoreSnapshot(routes: routes, badRows: [], sequence: state.sequence)
+        }
+    }
+
+    public func loadAll() async throws -> RouteStoreSnapshot { snapshot() }
+
+    public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
+        state.withLock { state in
+            var rows: [String: StoredRow] = [:]
+            for key in keys { if let row = state.rows[key] { rows[key] = .route(row) } }
+            return rows
+        }
+    }
+
+    public func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
+        try state.withLock { state in
+            if let first = state.changes.first, first.sequence > sequence + 1 {
+                throw RouteChangesPruned(after: sequence, oldest: first.sequence)
+            }
+            let start = state.changes.firstIndex { $0.sequence > sequence } ?? state.changes.count
+            return Array(state.changes[start..<min(state.changes.count, start + limit)])
+        }
+    }
+
+    public func newestSequence() async throws -> Int64 { state.withLock { $0.sequence } }
+
+    public func commit(_ write: RouteWrite) async throws -> RouteWriteResult {
+        state.withLock { state in Self.apply(write, to: &state) }
+    }
+
+    private static func apply(_ write: RouteWrite, to state: inout State) -> RouteWriteResult {
+        func change(_ key: String, _ operation: RouteChange.Operation, base: Int64? = nil,
+                    points: [Coordinate] = []) -> RouteChange {
+            state.sequence += 1
+            let made = RouteChange(sequence: state.sequence, key: key, operation: operation, baseVersion: base,
+                                   points: points)
+            state.changes.append(made)
+            if state.changes.count > retainedChanges { state.changes.removeFirst(state.changes.count / 2) }
+            return made
+        }
+        switch write {
+        case let .put(routes):
+            for route in routes { if case let .number(n)? = route.id { state.nextNumber = max(state.nextNumber, n &+ 1) } }
+            var changes: [RouteChange] = []
+            var written: [StoredRoute] = []
+            for var route in routes {
+                if route.id == nil {
+                    route.id = .number(state.nextNumber)
+                    state.nextNumber &+= 1
+                }
+                let key = StoredRouteCodec.key(for: route.id ?? .number(0))
+                let existing = state.rows[key]
+                let made = change(key, existing == nil ? .insert : .update)
+                let stored = StoredRoute(key: key, route: route, version: made.sequence,
+                                         created: existing?.created ?? made.sequence)
+                state.rows[key] = stored
+                changes.append(made)
+                written.append(stored)
+            }
+            return .committed(changes: changes, written: written)
+        case let .replace(key, route):
+            var route = route
+            route.id = StoredRouteCodec.id(forKey: key)
+            return apply(.put([route]), to: &state)
+        case let .remove(key):
+            guard state.rows.removeValue(forKey: key) != nil else { return .notFound(key: key) }
+            return .committed(changes: [change(key, .delete)], written: [])
+        case let .append(key, points):
+            // Out of the table while it changes, so that its points are extended in place, not copied.
+            guard var stored = state.rows.removeValue(forKey: key) else { return .notFound(key: key) }
+            defer { state.rows[key] = stored }
+            guard stored.route.kind == .line, !stored.route.parts.isEmpty else { return .notALine(key: key) }
+            let made = change(key, .append, base: stored.version, points: points)
+            stored.route.parts[stored.route.parts.count - 1].append(contentsOf: points)
+            stored.version = made.sequence
+            return .committed(changes: [made], written: [])
+        }
+    }
+
+    /// Nobody else writes to memory: the writer applies its own changes.
+    public func wakeUps() -> AsyncStream<Void> {
+        AsyncStream { _ in }
+    }
+
+    public func close() async {}
+}
+
+/// The changes a reader asked for were dropped from the feed: it must load the whole store again.
+public struct RouteChangesPruned: Error, Sendable, CustomStringConvertible {
+    public var after: Int64
+    public var oldest: Int64
+
+    public init(after: Int64, oldest: Int64) {
+        self.after = after
+        self.oldest = oldest
+    }
+
+    public var description: String { "the changes after \(after) were pruned (the oldest kept is \(oldest))" }
+}

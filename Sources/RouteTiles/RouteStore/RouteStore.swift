@@ -1,0 +1,120 @@
+/// A durable home for routes, shared by every server that serves them: the SQLite file of one machine, PostgreSQL
+/// for many, or memory for a demo.
+///
+/// Every change is committed to the store first and gets a sequence number there, in the same transaction. Servers
+/// then apply the store's changes in sequence order (`LiveRouteSync`), so that every replica, the writer included,
+/// reaches the same routes. A change names the route, the operation and the sequence; the route itself is read from
+/// the store as it is now, so a change made by another program looks like one made through the HTTP API.
+///
+/// Implementations: `MemoryRouteStore`, `SQLiteRouteStore` (both in this library) and `PostgresRouteStore` (the
+/// `RouteTilesPostgres` library, which keeps PostgreSQL's client out of this one).
+public protocol RouteStore: AnyObject, Sendable {
+    /// What to call the store in messages and `/health`: "sqlite:routes.db", "postgres://tiles@db:5432/gis
+    /// (public.routes)". Never a password.
+    var displayName: String { get }
+
+    /// Whether a committed write survives the end of the process.
+    var isDurable: Bool { get }
+
+    /// Every route and the sequence of the last change they include, read in one consistent snapshot. Rows that
+    /// do not make a route are returned apart, so the caller can report them.
+    func loadAll() async throws -> RouteStoreSnapshot
+
+    /// The routes stored under `keys` as they are now; a key with no row is absent from the answer.
+    func rows(_ keys: [String]) async throws -> [String: StoredRow]
+
+    /// The committed changes after `sequence`, in sequence order, at most `limit` of them.
+    func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange]
+
+    /// The newest committed sequence (0 when there has been no change).
+    func newestSequence() async throws -> Int64
+
+    /// Commits one write. Returns only after the transaction has committed, with the changes it made.
+    func commit(_ write: RouteWrite) async throws -> RouteWriteResult
+
+    /// Yields whenever changes may have been committed by anyone (another process, another replica); the reader
+    /// then reads every change after the last it applied. The stream may yield when nothing changed, and ends when
+    /// the store is closed. A stream that reconnects yields after each reconnect, since what was sent meanwhile is
+    /// lost.
+    func wakeUps() -> AsyncStream<Void>
+
+    /// Ends the wake-ups and releases connections.
+    func close() async
+}
+
+/// What a store holds at one moment: its routes and the sequence they include.
+public struct RouteStoreSnapshot: Sendable {
+    public var routes: [StoredRoute]
+    /// Rows that do not make a route (bad geometry, properties that are not an object), with what is wrong.
+    public var badRows: [RouteRowProblem]
+    /// Every change up to this sequence is in `routes`; none after it.
+    public var sequence: Int64
+
+    public init(routes: [StoredRoute], badRows: [RouteRowProblem], sequence: Int64) {
+        self.routes = routes
+        self.badRows = badRows
+        self.sequence = sequence
+    }
+}
+
+/// A row as read: a route, or what is wrong with it.
+public enum StoredRow: Sendable {
+    case route(StoredRoute)
+    case bad(RouteRowProblem)
+}
+
+/// A route, the sequence of the change that last wrote it, and that of the change that created it.
+public struct StoredRoute: Sendable {
+    /// The key the route is stored and addressed under (`/routes/{key}`).
+    public var key: String
+    public var route: Route
+    public var version: Int64
+    /// Routes are served in the order they were created (the order of their features in a tile), so every
+    /// replica, and a server started later, cuts the same bytes.
+    public var created: Int64
+
+    public init(key: String, route: Route, version: Int64, created: Int64) {
+        self.key = key
+        self.route = route
+        self.version = version
+        self.created = created
+    }
+}
+
+/// A row that does not make a route: logged, counted and skipped, never served.
+public struct RouteRowProblem: Error, Sendable, CustomStringConvertible {
+    public var key: String
+    public var version: Int64
+    public var message: String
+
+    public init(key: String, version: Int64, message: String) {
+        self.key = key
+        self.version = version
+        self.message = message
+    }
+
+    public var description: String { "route \(key): \(message)" }
+}
+
+/// One write, as the HTTP API and `routetiles load` make them.
+public enum RouteWrite: Sendable {
+    /// Adds routes or replaces those whose id is stored; a route without an id gets the next free number.
+    case put([Route])
+    /// Replaces (or adds) the route stored under `key`, giving it that id.
+    case replace(key: String, route: Route)
+    /// Removes the route stored under `key`.
+    case remove(key: String)
+    /// Extends the last part of the line route stored under `key`.
+    case append(key: String, points: [Coordinate])
+}
+
+/// What a committed write did.
+public enum RouteWriteResult: Sendable {
+    /// The changes it made, in sequence order, and the routes as written (for `put` and `replace`), so that the
+    /// writer can apply them without reading them back.
+    case committed(changes: [RouteChange], written: [StoredRoute])
+    /// Nothing is stored under that key (`remove`, `append`): nothing was written.
+    case notFound(key: String)
+    /// The route is a set of points, which cannot be extended: nothing was written.
+    case notALine(key: String)
+}

@@ -1,0 +1,328 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Routes in one SQLite file: the embedded store of a single machine (`--store routes.db`).
+///
+/// WAL journal with `synchronous = FULL`: a write is answered after its transaction commits, and the commit has
+/// reached the disk (fsync of the WAL), so an acknowledged write survives `kill -9` and power loss alike.
+/// Several processes may open the file (a server and a `routetiles load` job); a server notices the others'
+/// commits through `PRAGMA data_version` and applies them from the changes table.
+///
+/// Tables (`Docs/FORMATS.md` has them in full): `routes` (one row a route: id, properties as JSON, the lines as
+/// WKB, layer, kind, geodesic, version, created_seq) and `route_changes` (the feed: seq, route_id, op,
+/// base_version and the points of an append). Calls run on a queue of the store's own, off Swift's concurrency
+/// pool, since SQLite blocks.
+public final class SQLiteRouteStore: RouteStore {
+    public let path: String
+    public var displayName: String { "sqlite:\(path)" }
+    public var isDurable: Bool { true }
+
+    private let connection: Mutex<SQLiteDatabase?>
+    private let queue = DispatchQueue(label: "routetiles.sqlite-route-store")
+    private let pollInterval: Duration
+
+    /// Opens the file, creating it and the tables when missing (unless `create` is false: a job that reads routes
+    /// from a store wants an error for a wrong path, not an empty store). A file that holds other tables is
+    /// refused, so a tileset or another program's database is never written into.
+    public init(path: String, create: Bool = true, pollInterval: Duration = .milliseconds(100)) throws {
+        self.path = path
+        self.pollInterval = pollInterval
+        if !create && !FileManager.default.fileExists(atPath: path) {
+            throw StoreError(path: path, message: "no such route store")
+        }
+        let db = try SQLiteDatabase(path: path, readOnly: false)
+        try Self.prepare(db, path: path, create: create)
+        connection = Mutex(db)
+    }
+
+    static let schemaVersion = "1"
+
+    private static func prepare(_ db: SQLiteDatabase, path: String, create: Bool) throws {
+        try db.execute("PRAGMA busy_timeout = 10000")
+        let tables = Set(try db.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+        let ours: Set = ["routes", "route_changes", "routetiles_store"]
+        if tables.isEmpty && !create {
+            throw StoreError(path: path, message: "not a RouteTiles route store: the database is empty")
+        }
+        if !tables.isEmpty && !tables.contains("routetiles_store") {
+            throw StoreError(path: path, message: "not a RouteTiles route store: it holds the tables "
+                             + tables.sorted().joined(separator: ", "))
+        }
+        if !tables.isEmpty, let version = try db.strings("SELECT value FROM routetiles_store WHERE key = 'schema'").first,
+           version != schemaVersion {
+            throw StoreError(path: path, message: "route store schema \(version); this RouteTiles reads schema \(schemaVersion)")
+        }
+        guard try db.strings("PRAGMA journal_mode = WAL").first?.lowercased() == "wal" else {
+            throw StoreError(path: path, message: "cannot switch the database to WAL journal mode")
+        }
+        try db.execute("PRAGMA synchronous = FULL")
+        if tables.isSuperset(of: ours) { return }
+        try db.transaction(writing: true) {
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS routetiles_store (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                INSERT OR IGNORE INTO routetiles_store (key, value) VALUES ('schema', '\(schemaVersion)');
+                CREATE TABLE IF NOT EXISTS routes (
+                    id TEXT PRIMARY KEY,
+                    properties TEXT NOT NULL DEFAULT '{}',
+                    geom BLOB NOT NULL,
+                    layer TEXT,
+                    kind TEXT CHECK (kind IN ('line', 'point')),
+                    geodesic INTEGER NOT NULL DEFAULT 0,
+                    version INTEGER NOT NULL,
+                    created_seq INTEGER NOT NULL
+                );
+                CREATE INDEX IF NOT EXISTS routes_created_seq ON routes (created_seq);
+                CREATE TABLE IF NOT EXISTS route_changes (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    route_id TEXT NOT NULL,
+                    op TEXT NOT NULL CHECK (op IN ('insert', 'update', 'delete', 'append')),
+                    base_version INTEGER,
+                    points BLOB,
+                    changed_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
+                );
+                """)
+        }
+    }
+
+    /// Runs `body` with the connection on the store's queue.
+    private func withConnection<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { [self] in
+                continuation.resume(with: Result {
+                    try connection.withLock { db in
+                        guard let db else { throw RouteStoreError(store: displayName, message: "the store is closed") }
+                        return try body(db)
+                    }
+                })
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    private static let rowColumns = "id, version, properties, geom, layer, kind, geodesic, created_seq"
+
+    private static func row(_ s: SQLiteDatabase.Statement) -> StoredRow {
+        StoredRouteCodec.route(key: s.text(0) ?? "", version: s.int64(1), created: s.int64(7), properties: s.text(2),
+                               wkb: s.isNull(3) ? nil : s.blob(3), layer: s.text(4), kind: s.text(5),
+                               geodesic: s.int(6) != 0)
+    }
+
+    public func loadAll() async throws -> RouteStoreSnapshot {
+        try await withConnection { db in
+            try db.transaction(writing: false) {
+                let sequence = try db.int64("SELECT COALESCE(MAX(seq), 0) FROM route_changes")
+                let s = try db.prepare("SELECT \(Self.rowColumns) FROM routes ORDER BY created_seq, id")
+                var snapshot = RouteStoreSnapshot(routes: [], badRows: [], sequence: sequence)
+                while try s.step() {
+                    switch Self.row(s) {
+                    case let .route(route): snapshot.routes.append(route)
+                    case let .bad(problem): snapshot.badRows.append(problem)
+                    }
+                }
+                return snapshot
+            }
+        }
+    }
+
+    public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
+        try await withConnection { db in
+            let s = try db.prepare("SELECT \(Self.rowColumns) FROM routes WHERE id = ?")
+            var rows: [String: StoredRow] = [:]
+            for key in keys {
+                s.bind(1, key)
+                if try s.step() { rows[key] = Self.row(s) }
+                s.reset()
+            }
+            return rows
+        }
+    }
+
+    public func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
+        try await withConnection { [displayName] db in
+            let s = try db.prepare("""
+                SELECT seq, route_id, op, base_version, points FROM route_changes WHERE seq > ? ORDER BY seq LIMIT ?
+                """)
+            s.bind(1, sequence)
+            s.bind(2, limit)
+            var changes: [RouteChange] = []
+            while try s.step() {
+                guard let operation = s.text(2).flatMap(RouteChange.Operation.init(rawValue:)) else {
+                    throw RouteStoreError(store: displayName, message: "change \(s.int64(0)) has an unknown op '\(s.text(2) ?? "")'")
+                }
+                var points: [Coordinate] = []
+                if operation == .append, !s.isNull(4) {
+                    if case let .points(p)? = try? WellKnownBinary.decode(s.blob(4)) { points = p }
+                }
+                changes.append(RouteChange(sequence: s.int64(0), key: s.text(1) ?? "", operation: operation,
+                                           baseVersion: s.isNull(3) ? nil : s.int64(3), points: points))
+            }
+            return changes
+        }
+    }
+
+    public func newestSequence() async throws -> Int64 {
+        try await withConnection { db in try db.int64("SELECT COALESCE(MAX(seq), 0) FROM route_changes") }
+    }
+
+    // MARK: Writing
+
+    public func commit(_ write: RouteWrite) async throws -> RouteWriteResult {
+        try await withConnection { db in
+            try db.transaction(writing: true) { try Self.apply(write, to: db) }
+        }
+    }
+
+    private static func apply(_ write: RouteWrite, to db: SQLiteDatabase) throws -> RouteWriteResult {
+        let addChange = try db.prepare("INSERT INTO route_changes (route_id, op, base_version, points) VALUES (?, ?, ?, ?)")
+        func change(_ key: String, _ operation: RouteChange.Operation, base: Int64? = nil,
+                    points: [Coordinate] = []) throws -> RouteChange {
+            addChange.bind(1, key)
+            addChange.bind(2, operation.rawValue)
+            if let base { addChange.bind(3, base) } else { addChange.bindNull(3) }
+            if operation == .append { addChange.bind(4, WellKnownBinary.multiPoint(points)) } else { addChange.bindNull(4) }
+            try addChange.run()
+            return RouteChange(sequence: db.lastInsertRowID, key: key, operation: operation, baseVersion: base,
+                               points: points)
+        }
+        let current = try db.prepare("SELECT version, kind, geom, created_seq FROM routes WHERE id = ?")
+        /// The version, kind, WKB and creation stored under `key`, if any.
+        func stored(_ key: String) throws -> (version: Int64, kind: String?, wkb: [UInt8], created: Int64)? {
+            defer { current.reset() }
+            current.bind(1, key)
+            guard try current.step() else { return nil }
+            return (current.int64(0), current.text(1), current.blob(2), current.int64(3))
+        }
+
+        switch write {
+        case let .put(routes):
+            var next = try nextFreeNumber(db, after: routes)
+            let upsert = try db.prepare("""
+                INSERT INTO routes (id, properties, geom, layer, kind, geodesic, version, created_seq)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET properties = excluded.properties, geom = excluded.geom,
+                    layer = excluded.layer, kind = excluded.kind, geodesic = excluded.geodesic, version = excluded.version
+                """)
+            var changes: [RouteChange] = []
+            var written: [StoredRoute] = []
+            for var route in routes {
+                if route.id == nil {
+                    route.id = .number(next)
+                    next &+= 1
+                }
+                let key = StoredRouteCodec.key(for: route.id ?? .number(0))
+                let existing = try stored(key)
+                let made = try change(key, existing == nil ? .insert : .update)
+                upsert.bind(1, key)
+                upsert.bind(2, StoredRouteCodec.propertiesJSON(route.properties))
+                upsert.bind(3, WellKnownBinary.encode(route))
+                upsert.bind(4, route.layer)
+                upsert.bind(5, StoredRouteCodec.kindName(route.kind))
+                upsert.bind(6, route.geodesic ? 1 : 0)
+                upsert.bind(7, made.sequence)
+                upsert.bind(8, made.sequence)
+                try upsert.run()
+                changes.append(made)
+                written.append(StoredRoute(key: key, route: route, version: made.sequence,
+                                           created: existing?.created ?? made.sequence))
+            }
+            return .committed(changes: changes, written: written)
+        case let .replace(key, route):
+            var route = route
+            route.id = StoredRouteCodec.id(forKey: key)
+            return try apply(.put([route]), to: db)
+        case let .remove(key):
+            guard try stored(key) != nil else { return .notFound(key: key) }
+            let made = try change(key, .delete)
+            let delete = try db.prepare("DELETE FROM routes WHERE id = ?")
+            delete.bind(1, key)
+            try delete.run()
+            return .committed(changes: [made], written: [])
+        case let .append(key, points):
+            guard let (version, kind, wkb, _) = try stored(key) else { return .notFound(key: key) }
+            if kind == "point" { return .notALine(key: key) }
+            let extended: [UInt8]
+            do {
+                guard let spliced = try WellKnownBinary.appending(points, to: wkb) else { return .notALine(key: key) }
+                extended = spliced
+            } catch {
+                throw StoreError(path: db.path, message: "route \(key) has a geometry that cannot be extended: \(error.message)")
+            }
+            let made = try change(key, .append, base: version, points: points)
+            let update = try db.prepare("UPDATE routes SET geom = ?, version = ? WHERE id = ?")
+            update.bind(1, extended)
+            update.bind(2, made.sequence)
+            update.bind(3, key)
+            try update.run()
+            return .committed(changes: [made], written: [])
+        }
+    }
+
+    /// The number a route without an id gets: one past the largest numeric key stored or given in `routes`.
+    private static func nextFreeNumber(_ db: SQLiteDatabase, after routes: [Route]) throws -> UInt64 {
+        guard routes.contains(where: { $0.id == nil }) else { return 0 }
+        var next: UInt64 = 0
+        for route in routes {
+            if case let .number(n)? = route.id { next = max(next, n &+ 1) }
+        }
+        // Keys that are decimal numbers without a leading zero; CAST saturates past Int64, so the key is compared
+        // as text of equal length too.
+        let s = try db.prepare("""
+            SELECT id FROM routes WHERE id NOT GLOB '*[^0-9]*' AND id <> '' AND (id = '0' OR id NOT GLOB '0*')
+            ORDER BY length(id) DESC, id DESC LIMIT 1
+            """)
+        if try s.step(), let text = s.text(0), let n = UInt64(text) { next = max(next, n &+ 1) }
+        return next
+    }
+
+    // MARK: Wake-ups
+
+    public func wakeUps() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task { [self] in
+            var seen = try? await withConnection { db in try db.int64("PRAGMA data_version") }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: pollInterval)
+                guard let now = try? await withConnection({ db in try db.int64("PRAGMA data_version") }) else {
+                    break
+                }
+                if now != seen {
+                    seen = now
+                    continuation.yield()
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    public func close() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async { [self] in
+                connection.withLock { db in
+                    db?.close()
+                    db = nil
+                }
+                done.resume()
+            }
+        }
+    }
+}
+
+extension SQLiteDatabase {
+    /// The first column of every row.
+    func strings(_ sql: String) throws -> [String] {
+        let s = try prepare(sql)
+        var values: [String] = []
+        while try s.step() { values.append(s.text(0) ?? "") }
+        return values
+    }
+
+    /// The first column of the first row, as an integer (0 when there is none).
+    func int64(_ sql: String) throws -> Int64 {
+        let s = try prepare(sql)
+        return try s.step() ? s.int64(0) : 0
+    }
+}
