@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The system zlib (zlib1g-dev): gzip for tiles.
@@ -42,6 +44,14 @@ let package = Package(
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
         ]),
+        // The PostgreSQL route store (vapor/postgres-nio), apart from the core so that the core needs no NIO.
+        .target(name: "RouteTilesPostgres", dependencies: [
+            "RouteTiles",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Pre-warming jobs: tiles requested over HTTP (a server or CDN), checkpoints, shards. No server dependency.
         .target(name: "RouteTilesSeed", dependencies: [
             "RouteTiles",
@@ -53,6 +63,7 @@ let package = Package(
             "RouteTiles",
             "RouteTilesServer",
             "RouteTilesSeed",
+            "RouteTilesPostgres",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
@@ -61,6 +72,8 @@ let package = Package(
             "RouteTiles",
             "RouteTilesServer",
             "RouteTilesSeed",
+            "RouteTilesPostgres",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

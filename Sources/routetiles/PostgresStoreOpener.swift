@@ -1,8 +1,9 @@
 import RouteTiles
+import RouteTilesPostgres
 
 /// Opens a PostgreSQL route store.
 enum PostgresStoreOpener {
     static func open(url: String, create: Bool, schema: String?, table: String?) async throws -> any RouteStore {
-        throw RouteStoreError(store: "postgres", message: "not built yet")
+        try await PostgresRouteStore.open(url: url, schema: schema, table: table, create: create)
     }
 }

@@ -1,0 +1,379 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import RouteTiles
+import Synchronization
+
+/// Routes in PostgreSQL with PostGIS, shared by any number of servers (`--store postgres://…`).
+///
+/// The routes live in a table that other programs may write with plain SQL (`PostgresRouteSchema`): an `INSERT`
+/// of `id`, `properties` and `geom` alone is a route. A trigger records every change in `<table>_changes` in the
+/// same transaction, numbered from a sequence under a transaction-level advisory lock, so sequence numbers commit
+/// in order and a reader that reads past the newest it sees skips none; then `pg_notify` wakes the listeners. A
+/// notification is only a wake-up: after every (re)connection the listener wakes its reader, which reads every
+/// change after the last it applied.
+///
+/// Every call is bounded by `timeout`, so a server whose database is gone answers writes with 503 at once instead
+/// of holding them.
+public final class PostgresRouteStore: RouteStore {
+    public let url: PostgresStoreURL
+    public let schema: PostgresRouteSchema
+    public var displayName: String { "\(url.displayName) (\(schema.payload))" }
+    public var isDurable: Bool { true }
+
+    let client: PostgresClient
+    private let running: Task<Void, Never>
+    private let logger: Logger
+    private let timeout: Duration
+    private let listenerTasks = Mutex<[Task<Void, Never>]>([])
+
+    /// Connects and, with `create`, creates what is missing (PostGIS, schema, tables, trigger) in one transaction;
+    /// without it, checks that the table is there.
+    public static func open(url text: String, schema: String? = nil, table: String? = nil, create: Bool,
+                            timeout: Duration = .seconds(10), logger: Logger = Logger(label: "routetiles.postgres"))
+        async throws -> PostgresRouteStore
+    {
+        let url = try PostgresStoreURL(text)
+        let names = PostgresRouteSchema(schema: url.schema ?? schema ?? "public", table: url.table ?? table ?? "routes")
+        let store = PostgresRouteStore(url: url, schema: names, timeout: timeout, logger: logger)
+        do {
+            if create {
+                try await store.setUp()
+            } else {
+                try await store.checkTable()
+            }
+        } catch {
+            await store.close()
+            throw error
+        }
+        return store
+    }
+
+    private init(url: PostgresStoreURL, schema: PostgresRouteSchema, timeout: Duration, logger: Logger) {
+        self.url = url
+        self.schema = schema
+        self.timeout = timeout
+        self.logger = logger
+        let client = PostgresClient(configuration: url.configuration, backgroundLogger: logger)
+        self.client = client
+        running = Task { await client.run() }
+    }
+
+    private func setUp() async throws {
+        try await call("cannot set up the routes table") { [schema, client, logger] in
+            try await client.withTransaction(logger: logger) { connection in
+                // One setter-up at a time: replicas starting together would otherwise race on CREATE.
+                try await connection.query("SELECT pg_advisory_xact_lock(1381258323, 0)", logger: logger)
+                for statement in schema.setupStatements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+            }
+        }
+    }
+
+    private func checkTable() async throws {
+        let found = try await call("cannot read the routes table") { [schema, client, logger] in
+            let rows = try await client.query("SELECT to_regclass(\(schema.routes)) IS NOT NULL", logger: logger)
+            for try await exists in rows.decode(Bool.self) { return exists }
+            return false
+        }
+        guard found else {
+            throw RouteStoreError(store: displayName, message: "no table \(schema.routes); `routetiles load` or `serve --store` creates it")
+        }
+    }
+
+    // MARK: Reading
+
+    private var rowColumns: String {
+        "id, version, created_seq, properties::text, ST_AsBinary(ST_Force2D(geom)), layer, kind, geodesic"
+    }
+
+    private typealias RowTuple = (String, Int64, Int64, String?, ByteBuffer?, String?, String?, Bool)
+
+    private static func row(_ t: RowTuple) -> StoredRow {
+        StoredRouteCodec.route(key: t.0, version: t.1, created: t.2, properties: t.3,
+                               wkb: t.4.map { Array($0.readableBytesView) }, layer: t.5, kind: t.6, geodesic: t.7)
+    }
+
+    public func loadAll() async throws -> RouteStoreSnapshot {
+        try await call("cannot read the routes") { [self] in
+            try await client.withConnection { connection in
+                try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+                do {
+                    let sequence = try await Self.newest(connection, schema: schema, logger: logger)
+                    var snapshot = RouteStoreSnapshot(routes: [], badRows: [], sequence: sequence)
+                    let rows = try await connection.query(
+                        PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) ORDER BY created_seq, id"),
+                        logger: logger)
+                    for try await tuple in rows.decode(RowTuple.self) {
+                        switch Self.row(tuple) {
+                        case let .route(route): snapshot.routes.append(route)
+                        case let .bad(problem): snapshot.badRows.append(problem)
+                        }
+                    }
+                    try await connection.query("COMMIT", logger: logger)
+                    return snapshot
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        }
+    }
+
+    public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
+        guard !keys.isEmpty else { return [:] }
+        return try await call("cannot read routes") { [self] in
+            var query = PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) WHERE id = ANY($1)")
+            query.binds.append(keys)
+            let rows = try await client.query(query, logger: logger)
+            var found: [String: StoredRow] = [:]
+            for try await tuple in rows.decode(RowTuple.self) { found[tuple.0] = Self.row(tuple) }
+            return found
+        }
+    }
+
+    public func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
+        try await call("cannot read the changes") { [self] in
+            var query = PostgresQuery(unsafeSQL: """
+                SELECT seq, route_id, op, base_version, points FROM \(schema.changes)
+                WHERE seq > $1 ORDER BY seq LIMIT $2
+                """)
+            query.binds.append(sequence)
+            query.binds.append(Int64(limit))
+            let rows = try await client.query(query, logger: logger)
+            var changes: [RouteChange] = []
+            for try await (seq, key, op, base, flat) in rows.decode((Int64, String, String, Int64?, [Double]?).self) {
+                guard let operation = RouteChange.Operation(rawValue: op) else {
+                    throw RouteStoreError(store: displayName, message: "change \(seq) has an unknown op '\(op)'")
+                }
+                var points: [Coordinate] = []
+                if let flat, flat.count % 2 == 0 {
+                    points.reserveCapacity(flat.count / 2)
+                    for i in stride(from: 0, to: flat.count, by: 2) {
+                        points.append(Coordinate(longitude: flat[i], latitude: flat[i + 1]))
+                    }
+                }
+                changes.append(RouteChange(sequence: seq, key: key, operation: operation, baseVersion: base, points: points))
+            }
+            return changes
+        }
+    }
+
+    public func newestSequence() async throws -> Int64 {
+        try await call("cannot read the changes") { [self] in
+            try await client.withConnection { connection in
+                try await Self.newest(connection, schema: schema, logger: logger)
+            }
+        }
+    }
+
+    private static func newest(_ connection: PostgresConnection, schema: PostgresRouteSchema, logger: Logger) async throws -> Int64 {
+        let rows = try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT COALESCE(MAX(seq), 0)::int8 FROM \(schema.changes)"), logger: logger)
+        for try await value in rows.decode(Int64.self) { return value }
+        return 0
+    }
+
+    // MARK: Writing
+
+    public func commit(_ write: RouteWrite) async throws -> RouteWriteResult {
+        try await call("the write was not committed") { [self] in
+            try await client.withTransaction(logger: logger) { connection in
+                // Writers of this table take turns until they commit (the trigger takes the same lock), so the
+                // changes of one write have consecutive sequence numbers and commit in order.
+                try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(schema.lockKeys))"),
+                                           logger: logger)
+                return try await apply(write, on: connection)
+            }
+        }
+    }
+
+    private func apply(_ write: RouteWrite, on connection: PostgresConnection) async throws -> RouteWriteResult {
+        switch write {
+        case let .put(routes):
+            var next = try await nextFreeNumber(connection, after: routes)
+            var changes: [RouteChange] = []
+            var written: [StoredRoute] = []
+            for var route in routes {
+                if route.id == nil {
+                    route.id = .number(next)
+                    next &+= 1
+                }
+                let key = StoredRouteCodec.key(for: route.id ?? .number(0))
+                let (version, created, inserted) = try await upsert(route, key: key, on: connection)
+                changes.append(RouteChange(sequence: version, key: key, operation: inserted ? .insert : .update))
+                written.append(StoredRoute(key: key, route: route, version: version, created: created))
+            }
+            return .committed(changes: changes, written: written)
+        case let .replace(key, route):
+            var route = route
+            route.id = StoredRouteCodec.id(forKey: key)
+            return try await apply(.put([route]), on: connection)
+        case let .remove(key):
+            var query = PostgresQuery(unsafeSQL: "DELETE FROM \(schema.routes) WHERE id = $1 RETURNING currval(\(PostgresRouteSchema.literal(schema.sequence)))")
+            query.binds.append(key)
+            let rows = try await connection.query(query, logger: logger)
+            var sequence: Int64?
+            for try await seq in rows.decode(Int64.self) { sequence = seq }
+            guard let sequence else { return .notFound(key: key) }
+            return .committed(changes: [RouteChange(sequence: sequence, key: key, operation: .delete)], written: [])
+        case let .append(key, points):
+            var select = PostgresQuery(unsafeSQL: "SELECT version, kind, GeometryType(geom) FROM \(schema.routes) WHERE id = $1 FOR UPDATE")
+            select.binds.append(key)
+            var current: (Int64, String?, String)?
+            for try await row in try await connection.query(select, logger: logger).decode((Int64, String?, String).self) {
+                current = row
+            }
+            guard let (base, kind, type) = current else { return .notFound(key: key) }
+            guard kind != "point", type == "LINESTRING" || type == "MULTILINESTRING" else { return .notALine(key: key) }
+            let routes = schema.routes
+            var update = PostgresQuery(unsafeSQL: """
+                UPDATE \(routes) SET geom = CASE WHEN GeometryType(geom) = 'LINESTRING'
+                    THEN ST_MakeLine(ARRAY[geom, ST_GeomFromWKB($2, 4326)])
+                    ELSE ST_Collect(ARRAY(
+                        SELECT CASE WHEN d.path[1] = ST_NumGeometries(\(routes).geom)
+                            THEN ST_MakeLine(ARRAY[d.geom, ST_GeomFromWKB($2, 4326)]) ELSE d.geom END
+                        FROM ST_Dump(\(routes).geom) d ORDER BY d.path[1]))
+                    END
+                WHERE id = $1 RETURNING version
+                """)
+            update.binds.append(key)
+            update.binds.append(ByteBuffer(bytes: WellKnownBinary.multiPoint(points)))
+            var sequence: Int64 = 0
+            for try await version in try await connection.query(update, logger: logger).decode(Int64.self) {
+                sequence = version
+            }
+            var mark = PostgresQuery(unsafeSQL: "UPDATE \(schema.changes) SET op = 'append', base_version = $2, points = $3 WHERE seq = $1")
+            mark.binds.append(sequence)
+            mark.binds.append(base)
+            mark.binds.append(points.flatMap { [$0.longitude, $0.latitude] })
+            try await connection.query(mark, logger: logger)
+            return .committed(changes: [RouteChange(sequence: sequence, key: key, operation: .append,
+                                                    baseVersion: base, points: points)], written: [])
+        }
+    }
+
+    /// Writes one route: UPDATE, else INSERT (an INSERT … ON CONFLICT would fire the insert trigger too and
+    /// record a change that did not happen). Returns its new version, its creation, and whether it is new.
+    private func upsert(_ route: Route, key: String, on connection: PostgresConnection) async throws
+        -> (version: Int64, created: Int64, inserted: Bool)
+    {
+        let properties = StoredRouteCodec.propertiesJSON(route.properties)
+        let wkb = ByteBuffer(bytes: WellKnownBinary.encode(route))
+        func bind(_ query: inout PostgresQuery) {
+            query.binds.append(key)
+            query.binds.append(properties)
+            query.binds.append(wkb)
+            if let layer = route.layer { query.binds.append(layer) } else { query.binds.appendNull() }
+            query.binds.append(StoredRouteCodec.kindName(route.kind))
+            query.binds.append(route.geodesic)
+        }
+        var update = PostgresQuery(unsafeSQL: """
+            UPDATE \(schema.routes) SET properties = $2::jsonb, geom = ST_GeomFromWKB($3, 4326), layer = $4, kind = $5,
+                geodesic = $6 WHERE id = $1 RETURNING version, created_seq
+            """)
+        bind(&update)
+        for try await (version, created) in try await connection.query(update, logger: logger).decode((Int64, Int64).self) {
+            return (version, created, false)
+        }
+        var insert = PostgresQuery(unsafeSQL: """
+            INSERT INTO \(schema.routes) (id, properties, geom, layer, kind, geodesic)
+            VALUES ($1, $2::jsonb, ST_GeomFromWKB($3, 4326), $4, $5, $6) RETURNING version, created_seq
+            """)
+        bind(&insert)
+        for try await (version, created) in try await connection.query(insert, logger: logger).decode((Int64, Int64).self) {
+            return (version, created, true)
+        }
+        throw RouteStoreError(store: displayName, message: "route \(key) was written but its version did not come back")
+    }
+
+    /// One past the largest numeric key stored or given, when a route has no id.
+    private func nextFreeNumber(_ connection: PostgresConnection, after routes: [Route]) async throws -> UInt64 {
+        guard routes.contains(where: { $0.id == nil }) else { return 0 }
+        var next: UInt64 = 0
+        for route in routes { if case let .number(n)? = route.id { next = max(next, n &+ 1) } }
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            SELECT id FROM \(schema.routes) WHERE id ~ '^(0|[1-9][0-9]*)$' ORDER BY length(id) DESC, id DESC LIMIT 1
+            """), logger: logger)
+        for try await id in rows.decode(String.self) {
+            if let n = UInt64(id) { next = max(next, n &+ 1) }
+        }
+        return next
+    }
+
+    // MARK: Wake-ups
+
+    public func wakeUps() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let payload = schema.payload
+        let task = Task { [client, logger] in
+            var backoff = Duration.milliseconds(100)
+            while !Task.isCancelled {
+                do {
+                    try await client.withConnection { connection in
+                        try await connection.listen(on: PostgresRouteSchema.channel) { notifications in
+                            // Listening now: whatever was committed before is read by the catch-up this wakes.
+                            continuation.yield()
+                            backoff = .milliseconds(100)
+                            for try await notification in notifications where notification.payload == payload {
+                                continuation.yield()
+                            }
+                        }
+                    }
+                } catch {
+                    if Task.isCancelled { break }
+                    logger.debug("route store listener: \(Self.describe(error))")
+                }
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(5))
+            }
+            continuation.finish()
+        }
+        listenerTasks.withLock { $0.append(task) }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    public func close() async {
+        for task in listenerTasks.withLock({ $0 }) { task.cancel() }
+        running.cancel()
+        await running.value
+    }
+
+    // MARK: Errors and time limits
+
+    /// Runs `body` within `timeout`; any failure becomes a `RouteStoreError` that says what failed and why.
+    private func call<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask { try await body() }
+                group.addTask { [timeout] in
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let value = first else {
+                    throw RouteStoreError(store: displayName, message: "\(what): no answer within \(timeout)")
+                }
+                return value
+            }
+        } catch let error as RouteStoreError {
+            throw error
+        } catch {
+            throw RouteStoreError(store: displayName, message: "\(what): \(Self.describe(error))")
+        }
+    }
+
+    /// What PostgreSQL or the connection said, without the query's values.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] {
+            let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+            return message + state
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import NIOSSL
+import PostgresNIO
+import RouteTiles
+
+/// A `postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?OPTIONS]` URL (or `postgresql://`), as libpq reads it, turned into
+/// a client configuration. Options: `sslmode` (disable, allow, prefer, require, verify-ca, verify-full; default
+/// prefer, as libpq), `connect_timeout` (seconds, default 5), `application_name`; and RouteTiles' own `schema`
+/// and `table`, which name the routes table.
+public struct PostgresStoreURL: Sendable {
+    public var host: String
+    public var port: Int
+    public var user: String
+    public var password: String?
+    public var database: String?
+    public var sslMode: String
+    public var connectTimeout: Duration
+    public var applicationName: String
+    public var schema: String?
+    public var table: String?
+
+    public init(_ text: String) throws {
+        guard let components = URLComponents(string: text),
+              let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
+            throw RouteStoreError(store: "postgres", message: "not a postgres://USER@HOST:PORT/DB URL: \(Self.redacted(text))")
+        }
+        host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
+        port = components.port ?? 5432
+        user = components.user.flatMap { $0.removingPercentEncoding } ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
+        password = components.password.flatMap { $0.removingPercentEncoding }
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        database = path.isEmpty ? nil : path.removingPercentEncoding
+        sslMode = "prefer"
+        connectTimeout = .seconds(5)
+        applicationName = "routetiles"
+        for item in components.queryItems ?? [] {
+            let value = item.value ?? ""
+            switch item.name {
+            case "sslmode":
+                guard ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"].contains(value) else {
+                    throw RouteStoreError(store: "postgres", message: "unknown sslmode '\(value)'")
+                }
+                sslMode = value
+            case "connect_timeout":
+                guard let seconds = Int(value), seconds > 0 else {
+                    throw RouteStoreError(store: "postgres", message: "connect_timeout must be a positive number of seconds")
+                }
+                connectTimeout = .seconds(seconds)
+            case "application_name": applicationName = value
+            case "schema": schema = value
+            case "table": table = value
+            default:
+                throw RouteStoreError(store: "postgres", message: "unknown URL option '\(item.name)' (known: sslmode, connect_timeout, application_name, schema, table)")
+            }
+        }
+    }
+
+    /// The URL without its password, for messages.
+    public var displayName: String {
+        "postgres://\(user)@\(host):\(port)/\(database ?? "")"
+    }
+
+    static func redacted(_ text: String) -> String {
+        guard var components = URLComponents(string: text), components.password != nil else { return text }
+        components.password = "***"
+        return components.string ?? text
+    }
+
+    var configuration: PostgresClient.Configuration {
+        let tls: PostgresClient.Configuration.TLS
+        switch sslMode {
+        case "disable": tls = .disable
+        case "allow", "prefer":
+            var config = TLSConfiguration.makeClientConfiguration()
+            config.certificateVerification = .none
+            tls = .prefer(config)
+        case "require":
+            // libpq's require encrypts without checking the certificate.
+            var config = TLSConfiguration.makeClientConfiguration()
+            config.certificateVerification = .none
+            tls = .require(config)
+        case "verify-ca":
+            var config = TLSConfiguration.makeClientConfiguration()
+            config.certificateVerification = .noHostnameVerification
+            tls = .require(config)
+        default:
+            tls = .require(TLSConfiguration.makeClientConfiguration())
+        }
+        var configuration = PostgresClient.Configuration(host: host, port: port, username: user, password: password,
+                                                         database: database, tls: tls)
+        configuration.options.connectTimeout = connectTimeout
+        configuration.options.maximumConnections = 8
+        configuration.options.additionalStartupParameters = [("application_name", applicationName)]
+        return configuration
+    }
+}
