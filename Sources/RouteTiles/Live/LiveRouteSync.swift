@@ -263,6 +263,7 @@ public final class LiveRouteSync: Sendable {
         let applied = status.applied
         let page: [RouteChange]
         let rows: [String: StoredRow]
+        let needed: [String]
         do {
             let newest = try await store.newestSequence()
             state.withLock { $0.status.newest = max($0.status.newest, newest) }
@@ -281,13 +282,14 @@ public final class LiveRouteSync: Sendable {
                 noteSuccess()
                 return nil
             }
-            rows = try await store.rows(keysNeedingRows(page))
+            needed = keysNeedingRows(page)
+            rows = try await store.rows(needed)
             noteSuccess()
         } catch {
             noteFailure(error)
             throw error
         }
-        return apply(page, rows: rows, started: started)
+        return apply(page, rows: rows, read: needed, started: started)
     }
 
     /// The keys of a page whose changes cannot all be applied from the change itself (an append on the version held).
@@ -309,7 +311,9 @@ public final class LiveRouteSync: Sendable {
         return needed.uniqued()
     }
 
-    private func apply(_ page: [RouteChange], rows: [String: StoredRow], started: ContinuousClock.Instant) -> Applied? {
+    /// Applies a page of changes; `rows` are the rows of the keys `read` as they are now.
+    private func apply(_ page: [RouteChange], rows: [String: StoredRow], read: [String],
+                       started: ContinuousClock.Instant) -> Applied? {
         guard let first = page.first?.sequence, let last = page.last?.sequence else { return nil }
         var edits: [LiveRouteSet.Edit] = []
         var badRows: [RouteRowProblem] = []
@@ -346,7 +350,7 @@ public final class LiveRouteSync: Sendable {
                 }
             }
             // A route not held stays out of the table, so that it does not grow with deleted routes.
-            for key in Set(page.map(\.key)) where !rows.keys.contains(key) || Self.isBad(rows[key]) {
+            for key in read where rows[key] == nil || Self.isBad(rows[key]) {
                 state.versions[key] = nil
             }
             state.status.applied = last

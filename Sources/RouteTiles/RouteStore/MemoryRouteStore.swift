@@ -8,7 +8,7 @@ public final class MemoryRouteStore: RouteStore {
 
     /// The changes kept for readers that fall behind; older ones are dropped, and a reader that needs them loads
     /// everything again.
-    public static let retainedChanges = 65_536
+    public let retainedChanges: Int
 
     private struct State {
         var rows: [String: StoredRoute] = [:]
@@ -19,12 +19,15 @@ public final class MemoryRouteStore: RouteStore {
 
     private let state = Mutex(State())
 
-    public init() {}
+    public init(retainedChanges: Int = 65_536) {
+        self.retainedChanges = max(1, retainedChanges)
+    }
 
     /// A store holding `routes`, written as one `put`: routes without an id are numbered after the largest
     /// numeric id, in order, as `LiveRouteSet` numbers them.
-    public init(routes: [Route]) {
-        state.withLock { state in _ = Self.apply(.put(routes), to: &state) }
+    public convenience init(routes: [Route]) {
+        self.init()
+        state.withLock { state in _ = apply(.put(routes), to: &state) }
     }
 
     /// What the store holds now.
@@ -58,10 +61,10 @@ public final class MemoryRouteStore: RouteStore {
     public func newestSequence() async throws -> Int64 { state.withLock { $0.sequence } }
 
     public func commit(_ write: RouteWrite) async throws -> RouteWriteResult {
-        state.withLock { state in Self.apply(write, to: &state) }
+        state.withLock { state in apply(write, to: &state) }
     }
 
-    private static func apply(_ write: RouteWrite, to state: inout State) -> RouteWriteResult {
+    private func apply(_ write: RouteWrite, to state: inout State) -> RouteWriteResult {
         func change(_ key: String, _ operation: RouteChange.Operation, base: Int64? = nil,
                     points: [Coordinate] = []) -> RouteChange {
             state.sequence += 1

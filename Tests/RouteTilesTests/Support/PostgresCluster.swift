@@ -1,0 +1,119 @@
+import Foundation
+import RouteTiles
+
+/// A PostgreSQL cluster of the tests' own: `initdb` and `pg_ctl` in a temporary folder, on a free loopback port,
+/// run as the `postgres` user when the tests run as root (PostgreSQL refuses to run as root). PostGIS comes from
+/// Debian's `postgresql-15-postgis-3`, which `.ci/run` installs.
+final class PostgresCluster: @unchecked Sendable {
+    static let binaries = "/usr/lib/postgresql/15/bin"
+
+    /// Whether the server binaries are installed; in CI they must be (`ExternalTool.required`).
+    static var installed: Bool {
+        FileManager.default.isExecutableFile(atPath: binaries + "/initdb")
+            && FileManager.default.fileExists(atPath: "/usr/share/postgresql/15/extension/postgis.control")
+    }
+
+    /// One cluster for every test that does not stop it; a watchdog stops it when the test process exits.
+    static let shared: Result<PostgresCluster, any Error> = Result { try PostgresCluster(watchdog: true) }
+
+    let folder: String
+    let port: Int
+    private let asRoot = getuid() == 0
+    private let lock = NSLock()
+    private var databases = 0
+
+    init(watchdog: Bool = false) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("routetiles-pg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        port = try Self.freePort()
+        if asRoot { try check(ExternalTool.run("/bin/chown", ["postgres:postgres", folder]), "chown") }
+        try check(run("initdb", ["-D", folder + "/data", "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]), "initdb")
+        try start()
+        if watchdog {
+            // Stops the cluster and removes its folder once this process is gone, however it ends.
+            let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; "
+                + "\(asRoot ? "runuser -u postgres -- " : "")\(Self.binaries)/pg_ctl -D \(folder)/data stop -m immediate >/dev/null 2>&1; rm -rf \(folder)"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+            process.arguments = ["/bin/sh", "-c", script]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+    }
+
+    deinit {
+        _ = try? run("pg_ctl", ["-D", folder + "/data", "stop", "-m", "immediate"])
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    func start() throws {
+        try check(run("pg_ctl", ["-D", folder + "/data", "-l", folder + "/pg.log", "-w", "-t", "60", "-o",
+                                 "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+                                 "start"]), "pg_ctl start")
+    }
+
+    /// Stops the server: `fast` rolls back open transactions and closes every connection.
+    func stop() throws {
+        try check(run("pg_ctl", ["-D", folder + "/data", "stop", "-m", "fast", "-w"]), "pg_ctl stop")
+    }
+
+    /// A new, empty database with PostGIS; its URL.
+    func createDatabase() throws -> String {
+        let name = lock.withLock { () -> String in
+            databases += 1
+            return "routes_\(databases)"
+        }
+        _ = try psql("postgres", "CREATE DATABASE \(name)")
+        return url(name)
+    }
+
+    func url(_ database: String) -> String {
+        "postgres://postgres@127.0.0.1:\(port)/\(database)?sslmode=disable"
+    }
+
+    /// Runs SQL with `psql` (as a user would), returning its unaligned output.
+    @discardableResult
+    func psql(_ database: String, _ sql: String) throws -> String {
+        let result = try ExternalTool.run("/usr/bin/psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+                                                            "-h", "127.0.0.1", "-p", String(port), "-U", "postgres",
+                                                            "-d", database, "-c", sql])
+        try check(result, "psql \(sql)")
+        return String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The database name of a URL made by `createDatabase`.
+    static func database(of url: String) -> String {
+        String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+    }
+
+    private func run(_ tool: String, _ arguments: [String]) throws -> ExternalTool.Result {
+        if asRoot {
+            return try ExternalTool.run("/usr/sbin/runuser", ["-u", "postgres", "--", Self.binaries + "/" + tool] + arguments)
+        }
+        return try ExternalTool.run(Self.binaries + "/" + tool, arguments)
+    }
+
+    private func check(_ result: ExternalTool.Result, _ what: String) throws {
+        guard result.status == 0 else {
+            throw InputError(file: "postgres", message: "\(what) failed (\(result.status)): \(result.stderr)")
+        }
+    }
+
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        guard bound else { throw InputError(file: "postgres", message: "no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
