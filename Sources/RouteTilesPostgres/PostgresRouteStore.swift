@@ -55,7 +55,11 @@ public final class PostgresRouteStore: RouteStore {
         self.schema = schema
         self.timeout = timeout
         self.logger = logger
-        let client = PostgresClient(configuration: url.configuration, backgroundLogger: logger)
+        // The pool logs every failed connection attempt at info, many a second while the database is down; the
+        // store's own errors say it once a call.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .warning)
+        let client = PostgresClient(configuration: url.configuration, backgroundLogger: background)
         self.client = client
         running = Task { await client.run() }
     }
@@ -345,26 +349,43 @@ public final class PostgresRouteStore: RouteStore {
     // MARK: Errors and time limits
 
     /// Runs `body` within `timeout`; any failure becomes a `RouteStoreError` that says what failed and why.
+    ///
+    /// The caller gets its answer at the deadline even when `body` does not end there: a query on a connection
+    /// whose server went away can ignore cancellation until the socket closes, and a task group would wait for
+    /// it. `body` is cancelled and left to end on its own; a write it was making either commits or not, and the
+    /// caller, told it failed, acknowledges nothing (the feed brings it if it committed).
     private func call<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await body() }
-                group.addTask { [timeout] in
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw RouteStoreError(store: displayName, message: "\(what): no answer within \(timeout)")
-                }
-                return value
-            }
-        } catch let error as RouteStoreError {
+        let outcome = OneShot<Result<T, any Error>>()
+        let timeout = self.timeout
+        let work = Task {
+            let result: Result<T, any Error>
+            do { result = .success(try await body()) } catch { result = .failure(error) }
+            outcome.resolve(result)
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            outcome.resolve(.failure(CallTimedOut()))
+        }
+        let result = await withTaskCancellationHandler {
+            await outcome.value
+        } onCancel: {
+            outcome.resolve(.failure(CancellationError()))
+        }
+        timer.cancel()
+        work.cancel()
+        switch result {
+        case let .success(value):
+            return value
+        case let .failure(error as RouteStoreError):
             throw error
-        } catch {
+        case .failure(is CallTimedOut):
+            throw RouteStoreError(store: displayName, message: "\(what): no answer within \(timeout)")
+        case let .failure(error):
             throw RouteStoreError(store: displayName, message: "\(what): \(Self.describe(error))")
         }
     }
+
+    private struct CallTimedOut: Error {}
 
     /// What PostgreSQL or the connection said, without the query's values.
     static func describe(_ error: any Error) -> String {

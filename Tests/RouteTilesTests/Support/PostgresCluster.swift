@@ -47,8 +47,22 @@ final class PostgresCluster: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    /// Starts the server. `pg_ctl` starts it through a wrapper that closes every inherited descriptor above 2:
+    /// Foundation's `Process` learns that a child ended when a descriptor the child inherited closes, and a
+    /// server that kept it would make `pg_ctl` look as if it never ended.
     func start() throws {
-        try check(run("pg_ctl", ["-D", folder + "/data", "-l", folder + "/pg.log", "-w", "-t", "60", "-o",
+        let wrapper = folder + "/postgres-wrapper"
+        if !FileManager.default.fileExists(atPath: wrapper) {
+            let script = """
+                #!/bin/bash
+                for fd in /proc/$$/fd/*; do n=${fd##*/}; if [ "$n" -gt 2 ]; then eval "exec $n>&-" 2>/dev/null; fi; done
+                exec \(Self.binaries)/postgres "$@"
+
+                """
+            try Data(script.utf8).write(to: URL(fileURLWithPath: wrapper))
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
+        }
+        try check(run("pg_ctl", ["-D", folder + "/data", "-p", wrapper, "-l", folder + "/pg.log", "-w", "-t", "60", "-o",
                                  "-p \(port) -k \(folder) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
                                  "start"]), "pg_ctl start")
     }

@@ -1,0 +1,183 @@
+import Foundation
+import PostgresNIO
+@testable import RouteTiles
+@testable import RouteTilesPostgres
+@testable import RouteTilesServer
+import Testing
+
+/// The PostgreSQL route store on a real cluster of the tests' own (PostGIS from Debian): replicas that converge,
+/// writers in plain SQL, commits out of order, bad rows, restarts of the database, and late replicas.
+@Suite(.enabled(if: ExternalTool.required(PostgresCluster.installed)), .serialized)
+struct PostgresStoreTests {
+    static let options = StoreConvergence.options
+
+    func cluster() throws -> PostgresCluster { try PostgresCluster.shared.get() }
+
+    func open(_ url: String, timeout: Duration = .seconds(10)) async throws -> PostgresRouteStore {
+        try await PostgresRouteStore.open(url: url, create: true, timeout: timeout)
+    }
+
+    /// Waits (at most `seconds`) until every sync has applied the store's newest change.
+    func settle(_ syncs: [LiveRouteSync], store: any RouteStore, seconds: Double = 20) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let newest = try await store.newestSequence()
+            if syncs.allSatisfy({ $0.status.applied >= newest }) { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    /// Every tile of `routes`' covers is the same on each sync as from one tiler over the store's routes.
+    func mismatches(_ syncs: [LiveRouteSync], store: any RouteStore, extra: [Route] = []) async throws -> [String] {
+        let snapshot = try await store.loadAll()
+        let truth = RouteTiler(routes: snapshot.routes.map(\.route), options: Self.options)
+        var tiles = Set<TileID>()
+        for route in snapshot.routes.map(\.route) + extra { tiles.formUnion(RouteCover.tiles(of: route, options: Self.options)) }
+        var problems: [String] = []
+        for (i, sync) in syncs.enumerated() {
+            if sync.routes.keys != snapshot.routes.map(\.key) { problems.append("replica \(i) order \(sync.routes.keys)") }
+            for t in tiles where sync.routes.snapshot.tile(z: t.z, x: t.x, y: t.y) != truth.tile(z: t.z, x: t.x, y: t.y) {
+                problems.append("replica \(i) tile \(t)")
+            }
+        }
+        return problems
+    }
+
+    @Test(arguments: [21, 22] as [UInt64])
+    func twoReplicasConverge(seed: UInt64) async throws {
+        let url = try cluster().createDatabase()
+        let a = try await open(url)
+        let b = try await open(url)
+        let outcome = try await StoreConvergence.run(a, b, seed: seed)
+        #expect(outcome.mismatches.isEmpty, "\(outcome.mismatches.prefix(5))")
+        #expect(outcome.tilesCompared > 60)
+        await a.close()
+        await b.close()
+    }
+
+    /// INSERT, UPDATE and DELETE made with psql reach both replicas through NOTIFY; rows that make no route are
+    /// counted and skipped, and the feed goes on past them.
+    @Test func sqlWritersReachEveryReplicaAndBadRowsAreSkipped() async throws {
+        let cluster = try cluster()
+        let url = try cluster.createDatabase()
+        let database = PostgresCluster.database(of: url)
+        let a = try await open(url)
+        let b = try await open(url)
+        let (syncA, _) = try await LiveRouteSync.open(store: a, options: Self.options, tick: .seconds(60))
+        let (syncB, _) = try await LiveRouteSync.open(store: b, options: Self.options, tick: .seconds(60))
+        // The tick is long: what arrives, arrives through NOTIFY.
+        let followers = [Task { await syncA.follow() }, Task { await syncB.follow() }]
+        defer { followers.forEach { $0.cancel() } }
+        try await Task.sleep(for: .milliseconds(300))
+
+        _ = try await syncA.write(.put(TestServer.parisRoutes(count: 3, points: 60)))
+        try cluster.psql(database, """
+            INSERT INTO routes (id, properties, geom) VALUES
+              ('sql-1', '{"name": "by psql"}', ST_GeomFromText('LINESTRING(2.30 48.85, 2.32 48.86, 2.33 48.84)', 4326)),
+              ('sql-2', '{}', ST_GeomFromText('MULTILINESTRING((2.31 48.85, 2.32 48.87), (2.34 48.85, 2.35 48.86))', 4326));
+            UPDATE routes SET properties = '{"name": "renamed"}', geodesic = true WHERE id = '101';
+            DELETE FROM routes WHERE id = '100';
+            INSERT INTO routes (id, properties, geom) VALUES
+              ('bad-polygon', '{}', ST_GeomFromText('POLYGON((2.3 48.8, 2.4 48.8, 2.4 48.9, 2.3 48.8))', 4326)),
+              ('bad-latitude', '{}', ST_GeomFromText('LINESTRING(2.3 48.8, 2.4 95)', 4326)),
+              ('bad-properties', '"just text"', ST_GeomFromText('LINESTRING(2.3 48.8, 2.4 48.9)', 4326)),
+              ('bad-kind', '{}', ST_GeomFromText('POINT(2.3 48.8)', 4326));
+            UPDATE routes SET kind = 'line' WHERE id = 'bad-kind';
+            INSERT INTO routes (id, properties, geom) VALUES
+              ('after-bad', '{}', ST_GeomFromText('LINESTRING(2.36 48.85, 2.37 48.86)', 4326));
+            """)
+        #expect(try await settle([syncA, syncB], store: a))
+        for sync in [syncA, syncB] {
+            #expect(sync.routes.route("sql-1")?.properties == [Property("name", .string("by psql"))])
+            #expect(sync.routes.route("sql-2")?.parts.count == 2)
+            #expect(sync.routes.route("101")?.geodesic == true)
+            #expect(sync.routes.route("100") == nil)
+            #expect(sync.routes.route("after-bad") != nil)
+            for bad in ["bad-polygon", "bad-latitude", "bad-properties", "bad-kind"] { #expect(sync.routes.route(bad) == nil) }
+            #expect(sync.status.badRows >= 4)
+        }
+        let problems = try await mismatches([syncA, syncB], store: a)
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+        // A replica started now reads the bad rows apart.
+        let (late, bad) = try await LiveRouteSync.open(store: a, options: Self.options)
+        #expect(Set(bad.map(\.key)) == ["bad-polygon", "bad-latitude", "bad-properties", "bad-kind"])
+        #expect(try await mismatches([late], store: a).isEmpty)
+        // TRUNCATE would bypass the feed: it is refused.
+        #expect(throws: (any Error).self) { try cluster.psql(database, "TRUNCATE routes") }
+        await a.close()
+        await b.close()
+    }
+
+    /// Two writers whose sequence numbers would commit out of order: the first takes its number and holds its
+    /// transaction open; the second must wait for it (the trigger's advisory lock), so no reader can see the
+    /// later number while the earlier one is still to come.
+    @Test func sequenceNumbersCommitInOrder() async throws {
+        let cluster = try cluster()
+        let url = try cluster.createDatabase()
+        let store = try await open(url)
+        let (reader, _) = try await LiveRouteSync.open(store: store, options: Self.options)
+        let first = try await open(url)
+        let second = try await open(url)
+        let (held, release) = AsyncStream.makeStream(of: Void.self)
+        let (taken, tookNumber) = AsyncStream.makeStream(of: Int64.self)
+        // Writer 1: inserts (taking its sequence number), then waits before committing.
+        let writer1 = Task {
+            try await first.client.withTransaction(logger: Logger(label: "t1")) { connection in
+                let rows = try await connection.query("INSERT INTO routes (id, geom) VALUES ('early', ST_GeomFromText('LINESTRING(2.3 48.8, 2.31 48.81)', 4326)) RETURNING version", logger: Logger(label: "t1"))
+                for try await version in rows.decode(Int64.self) { tookNumber.yield(version) }
+                var iterator = held.makeAsyncIterator()
+                _ = await iterator.next()
+            }
+        }
+        var numbers = taken.makeAsyncIterator()
+        let early = try #require(await numbers.next())
+        // Writer 2 starts while writer 1 is open.
+        let writer2 = Task {
+            _ = try await second.commit(.put([Route(id: .string("late"), parts: [[Coordinate(longitude: 2.32, latitude: 48.82), Coordinate(longitude: 2.33, latitude: 48.83)]])]))
+        }
+        try await Task.sleep(for: .milliseconds(700))
+        // Writer 2 has not committed: nothing is newer than what the reader has, and the reader applies nothing.
+        #expect(try await store.newestSequence() < early)
+        #expect(try await reader.catchUp() == nil)
+        release.yield()
+        try await writer1.value
+        try await writer2.value
+        let applied = try #require(try await reader.catchUp())
+        #expect(applied.sequences == early...(early + 1))
+        #expect(reader.routes.keys == ["early", "late"])
+        #expect(try await store.changes(after: 0, limit: 10).map(\.key) == ["early", "late"])
+        await store.close()
+        await first.close()
+        await second.close()
+    }
+
+    /// A replica started after a thousand changes (SQL and API alike) loads the same routes and cuts the same tiles.
+    @Test func aReplicaStartedLateConverges() async throws {
+        let cluster = try cluster()
+        let url = try cluster.createDatabase()
+        let store = try await open(url)
+        let (early, _) = try await LiveRouteSync.open(store: store, options: Self.options)
+        _ = try await early.write(.put(TestServer.parisRoutes(count: 5, points: 80)))
+        try cluster.psql(PostgresCluster.database(of: url), """
+            INSERT INTO routes (id, properties, geom)
+              SELECT 'g' || i, jsonb_build_object('i', i),
+                     ST_MakeLine(ST_MakePoint(2.3 + i * 0.0001, 48.8), ST_MakePoint(2.31 + i * 0.0001, 48.81 + (i % 7) * 0.001))
+              FROM generate_series(1, 700) AS i;
+            UPDATE routes SET properties = properties || '{"touched": true}' WHERE id LIKE 'g%' AND (properties->>'i')::int % 2 = 0;
+            DELETE FROM routes WHERE id LIKE 'g%' AND (properties->>'i')::int % 5 = 0;
+            """)
+        for i in 0..<20 {
+            _ = try await early.write(.append(key: "10\(i % 5)", points: [Coordinate(longitude: 2.3 + Double(i) * 0.001, latitude: 48.85)]))
+        }
+        #expect(try await store.newestSequence() >= 1000)
+        try await early.catchUp()
+        let late = try await open(url)
+        let (replica, _) = try await LiveRouteSync.open(store: late, options: Self.options)
+        #expect(replica.status.applied == early.status.applied)
+        let problems = try await mismatches([early, replica], store: store)
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+        await store.close()
+        await late.close()
+    }
+}

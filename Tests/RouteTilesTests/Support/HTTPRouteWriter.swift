@@ -1,0 +1,179 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+@testable import RouteTiles
+@testable import RouteTilesServer
+
+/// One writer of random route writes over HTTP, as an app would send them: on keys of its own, one write at a time,
+/// with a model of what its acknowledged writes made (a `MemoryRouteStore` given the same writes).
+///
+/// A write that got no answer (the server was killed) or a 503 may or may not have been committed, so its key
+/// becomes uncertain: the writer leaves it alone from then on, and `problems(in:)` checks every other key exactly.
+final class HTTPRouteWriter: @unchecked Sendable {
+    let prefix: String
+    let token: String
+    let model = MemoryRouteStore()
+    private var rng: SeededGenerator
+    private var created = 0
+
+    /// Keys whose state is not known: a write to them got no answer, or a 503.
+    private(set) var uncertain: Set<String> = []
+    private(set) var acknowledged = 0
+    /// Writes answered 503, each with `Retry-After`.
+    private(set) var unavailable = 0
+    /// Answers other than 2xx, 503 and none (with the write): each one a defect.
+    private(set) var unexpected: [String] = []
+    /// Every route sent, for the tiles to compare.
+    private(set) var sent: [Route] = []
+    /// When each acknowledged write was answered, and the store sequence it reported.
+    private(set) var acknowledgedAt: [(Date, Int64)] = []
+    private(set) var lastError: String?
+
+    init(prefix: String, token: String, seed: UInt64) {
+        self.prefix = prefix
+        self.token = token
+        rng = SeededGenerator(seed: seed)
+    }
+
+    enum Answer {
+        case acknowledged
+        case unavailable
+        case noAnswer(String)
+        case unexpected(Int)
+    }
+
+    /// Writes until `stop` says so, the server stops answering (after `giveUpAfterNoAnswer`), or `limit` writes.
+    func run(base: @escaping @Sendable () -> String, limit: Int, stopOnNoAnswer: Bool = true,
+             pause: Duration = .zero, stop: @escaping @Sendable () -> Bool) async {
+        for _ in 0..<limit where !stop() {
+            let answer = await step(base: base())
+            if case .noAnswer = answer, stopOnNoAnswer { return }
+            if pause > .zero { try? await Task.sleep(for: pause) }
+        }
+    }
+
+    private func line(_ count: Int, near start: Coordinate? = nil) -> [Coordinate] {
+        let lon = start?.longitude ?? .random(in: 2.28...2.40, using: &rng)
+        let lat = start?.latitude ?? .random(in: 48.82...48.89, using: &rng)
+        return Sample.track(count: count, lon: lon, lat: lat, step: 0.0006, using: &rng)
+    }
+
+    /// One random write: a new route, a replacement, an append, or a removal, on this writer's certain keys.
+    @discardableResult
+    func step(base: String) async -> Answer {
+        let known = model.snapshot().routes.map(\.key).filter { !uncertain.contains($0) }
+        let roll = Int.random(in: 0..<100, using: &rng)
+        let write: RouteWrite
+        let method: HTTPMethod
+        let path: String
+        let body: [UInt8]
+        let key: String
+        if known.isEmpty || roll < 40 {
+            created += 1
+            key = "\(prefix)-\(created)"
+            let route = Route(id: .string(key), properties: [Property("name", .string("\(key) v1"))], parts: [line(24)])
+            write = .put([route])
+            (method, path, body) = (.POST, "/routes", Self.feature(route))
+            sent.append(route)
+        } else {
+            key = known.randomElement(using: &rng) ?? known[0]
+            let current = model.snapshot().routes.first { $0.key == key }?.route
+            if roll < 60 {
+                let route = Route(properties: [Property("name", .string("\(key) at \(roll)"))], parts: [line(18)])
+                write = .replace(key: key, route: route)
+                (method, path, body) = (.PUT, "/routes/\(key)", Self.feature(route))
+                var sentRoute = route
+                sentRoute.id = .string(key)
+                sent.append(sentRoute)
+            } else if roll < 85 {
+                let points = Array(line(6, near: current?.parts.last?.last).dropFirst())
+                write = .append(key: key, points: points)
+                let text = "[" + points.map { "[\($0.longitude),\($0.latitude)]" }.joined(separator: ",") + "]"
+                (method, path, body) = (.POST, "/routes/\(key)/points", Array(text.utf8))
+                if var route = current {
+                    route.parts[route.parts.count - 1] += points
+                    sent.append(route)
+                }
+            } else {
+                write = .remove(key: key)
+                (method, path, body) = (.DELETE, "/routes/\(key)", [])
+            }
+        }
+        var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Content-Type", value: "application/geo+json")
+        if !body.isEmpty { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let status: Int
+        let reply: [UInt8]
+        let retryAfter: String?
+        do {
+            let response = try await TestServer.client.execute(request, timeout: .seconds(30))
+            reply = Array(try await response.body.collect(upTo: 1 << 20).readableBytesView)
+            status = Int(response.status.code)
+            retryAfter = response.headers.first(name: "Retry-After")
+        } catch {
+            uncertain.insert(key)
+            lastError = "\(error)"
+            return .noAnswer("\(error)")
+        }
+        switch status {
+        case 200..<300:
+            let outcome = try? await model.commit(write)
+            guard case .committed? = outcome else {
+                unexpected.append("\(method) \(path): \(status), but the model says \(String(describing: outcome))")
+                return .unexpected(status)
+            }
+            acknowledged += 1
+            let json = (try? JSONSerialization.jsonObject(with: Data(reply))) as? [String: Any]
+            acknowledgedAt.append((Date(), (json?["sequence"] as? NSNumber)?.int64Value ?? -1))
+            return .acknowledged
+        case 503:
+            uncertain.insert(key)
+            unavailable += 1
+            if retryAfter == nil { unexpected.append("\(method) \(path): 503 without Retry-After") }
+            return .unavailable
+        default:
+            unexpected.append("\(method) \(path): \(status) \(String(decoding: reply, as: UTF8.self))")
+            return .unexpected(status)
+        }
+    }
+
+    /// What differs between the routes `stored` holds under this writer's keys and what its acknowledged writes
+    /// made; uncertain keys are left out.
+    func problems(in stored: [StoredRoute]) -> [String] {
+        let mine = stored.filter { $0.key.hasPrefix(prefix + "-") && !uncertain.contains($0.key) }
+        let expected = model.snapshot().routes.filter { !uncertain.contains($0.key) }
+        var problems: [String] = []
+        let have = Dictionary(mine.map { ($0.key, $0.route) }, uniquingKeysWith: { a, _ in a })
+        let want = Dictionary(expected.map { ($0.key, $0.route) }, uniquingKeysWith: { a, _ in a })
+        for key in Set(have.keys).union(want.keys).sorted() {
+            guard let h = have[key] else { problems.append("\(key): acknowledged but missing"); continue }
+            guard let w = want[key] else { problems.append("\(key): stored but its removal was acknowledged"); continue }
+            if h.parts != w.parts { problems.append("\(key): \(h.pointCount) points stored, \(w.pointCount) acknowledged") }
+            if h.properties != w.properties { problems.append("\(key): properties \(h.properties) != \(w.properties)") }
+        }
+        return problems
+    }
+
+    /// A route as the GeoJSON Feature a client sends.
+    static func feature(_ route: Route) -> [UInt8] {
+        let data = (try? JSONSerialization.data(withJSONObject: RouteGeoJSON.feature(route), options: [.sortedKeys])) ?? Data()
+        return Array(data)
+    }
+
+    /// Routes as a GeoJSON FeatureCollection file, in order.
+    static func featureCollection(_ routes: [Route]) -> [UInt8] {
+        let object: [String: Any] = ["type": "FeatureCollection", "features": routes.map(RouteGeoJSON.feature)]
+        return Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
+    }
+}
+
+/// A flag that tasks raise and read (to stop writers).
+final class StopFlag: Sendable {
+    private let raised = Atomic<Bool>(false)
+    var isRaised: Bool { raised.load(ordering: .relaxed) }
+    func raise() { raised.store(true, ordering: .relaxed) }
+}
