@@ -8,7 +8,8 @@
 #   Benchmarks/scripts/archives_and_seed.sh [points] [runs] [workdir]
 #
 # Defaults: 1,000,000 points, 3 runs of each build, /dev/shm/routetiles-archives (tmpfs). Needs GNU time, bc and
-# curl. PARTS="3" runs only part 3 (any of 1 2 3).
+# curl. PARTS="3" runs only part 3 (any of 1 2 3). ROUTETILES_BIN=path uses that binary; otherwise the release
+# binary is built into .build-bench.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 points=${1:-1000000}
@@ -17,8 +18,10 @@ work=${3:-/dev/shm/routetiles-archives}
 mkdir -p "$work"
 input="$work/routes-$points.geojson"
 [ -f "$input" ] || python3 Benchmarks/scripts/generate_routes.py --points "$points" --out "$input"
-swift build -c release --product routetiles >/dev/null
-bin=$PWD/.build/release/routetiles
+if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
+  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
+  bin=$PWD/.build-bench/release/routetiles
+fi
 echo "input: $input ($(du -h "$input" | cut -f1), $points points); work under $work; $(nproc) cores"
 
 timed() { # label, command... → "label wall cpu rssMB"

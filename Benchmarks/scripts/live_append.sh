@@ -3,12 +3,13 @@
 #
 #   Benchmarks/scripts/live_append.sh [background points] [workdir]
 #
-# One GPS-like track of 100,000 points ("long") is served with --write-token, alone and then beside a background of
-# other routes (default 1,000,000 points, the data of the other benchmarks). Each change is timed 7 times with curl
-# on loopback; the median is reported:
+# One GPS-like track of 100,000 points ("long") is served with --store memory --write-token (routes kept in memory,
+# as before route stores), alone and then beside a background of other routes (default 1,000,000 points, the data
+# of the other benchmarks). Each change is timed 7 times with curl on loopback; the median is reported:
 #   - POST /routes/long/points with 10 points (append);
 #   - PUT /routes/long with the whole route again (rebuild);
 #   - POST /routes with a new 100-point route (a change that touches no existing route).
+# ROUTETILES_BIN=path uses that binary; otherwise the release binary is built into .build-bench.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 background_points=${1:-1000000}
@@ -16,8 +17,10 @@ work=${2:-/dev/shm/routetiles-bench}
 mkdir -p "$work"
 background="$work/routes-$background_points.geojson"
 [ -f "$background" ] || python3 Benchmarks/scripts/generate_routes.py --points "$background_points" --out "$background"
-swift build -c release --product routetiles >/dev/null
-bin=$PWD/.build/release/routetiles
+if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
+  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
+  bin=$PWD/.build-bench/release/routetiles
+fi
 port=18093
 
 python3 - "$work" <<'PY'
@@ -43,7 +46,7 @@ median() { sort -n | awk '{a[NR]=$1} END {printf "%.1f ms\n", a[int((NR+1)/2)] *
 
 run() { # label, inputs...
     local label=$1; shift
-    $bin serve "$@" --port $port --log-level warning --write-token bench-token-1 2>/dev/null &
+    $bin serve "$@" --port $port --log-level warning --store memory --write-token bench-token-1 2>/dev/null &
     local pid=$!
     wait_for "http://127.0.0.1:$port/health"
     local append replace add

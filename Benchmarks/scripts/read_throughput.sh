@@ -5,14 +5,17 @@
 #
 #   Benchmarks/scripts/read_throughput.sh [points] [workdir]
 #
-# Defaults: 2,000,000 points per format, /tmp/routetiles-read-bench. Needs GNU time.
+# Defaults: 2,000,000 points per format, /tmp/routetiles-read-bench. Needs GNU time. ROUTETILES_BIN=path uses that
+# binary; otherwise the release binary is built into .build-bench.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 points=${1:-2000000}
 work=${2:-/tmp/routetiles-read-bench}
 mkdir -p "$work"
-swift build -c release --product routetiles >/dev/null
-bin=$PWD/.build/release/routetiles
+if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
+  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
+  bin=$PWD/.build-bench/release/routetiles
+fi
 python3 - "$points" "$work" <<'PY'
 import json, math, random, sys
 points, work = int(sys.argv[1]), sys.argv[2]

@@ -11,7 +11,8 @@
 # 3. Live routes: appending 10 points to a 100,000-point route, against sending that route again (PUT).
 #
 # Defaults: 1,000,000 points, 10 s per wrk run, /dev/shm/routetiles-bench. Needs: nginx and wrk (Debian).
-# Everything runs on loopback; the servers and wrk share the machine's cores.
+# Everything runs on loopback; the servers and wrk share the machine's cores. ROUTETILES_BIN=path uses that binary;
+# otherwise the release binary is built into .build-bench.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 points=${1:-1000000}
@@ -21,8 +22,10 @@ mkdir -p "$work"
 input="$work/routes-$points.geojson"
 [ -f "$input" ] || python3 Benchmarks/scripts/generate_routes.py --points "$points" --out "$input"
 command -v nginx >/dev/null && command -v wrk >/dev/null || { echo "needs nginx and wrk: apt-get install nginx wrk" >&2; exit 1; }
-swift build -c release --product routetiles >/dev/null
-bin=$PWD/.build/release/routetiles
+if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
+  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
+  bin=$PWD/.build-bench/release/routetiles
+fi
 pyramid="$work/serve-pyramid"
 [ -d "$pyramid" ] || $bin build "$input" -o "$pyramid" --quiet --maxzoom 14
 
@@ -105,4 +108,4 @@ echo "cold: p50=$(echo "$out" | awk '$1 == "50%" {print $2}') p99=$(echo "$out" 
 kill -TERM $pid; wait $pid || true
 
 echo "== live routes: append 10 points to a 100,000-point route =="
-Benchmarks/scripts/live_append.sh "$points" "$work"
+ROUTETILES_BIN="$bin" Benchmarks/scripts/live_append.sh "$points" "$work"
