@@ -161,6 +161,16 @@ public final class PostgresRouteStore: RouteStore {
                 }
                 changes.append(RouteChange(sequence: seq, key: key, operation: operation, baseVersion: base, points: points))
             }
+            // The first change after `sequence` is missing when a writer rolled back (its number is never used)
+            // or when rows were pruned (`DELETE FROM <table>_changes WHERE …`). Pruned: the reader must load
+            // everything again.
+            if changes.first?.sequence != sequence + 1 {
+                let rows = try await client.query(
+                    PostgresQuery(unsafeSQL: "SELECT COALESCE(MIN(seq), 0)::int8 FROM \(schema.changes)"), logger: logger)
+                var oldest: Int64 = 0
+                for try await value in rows.decode(Int64.self) { oldest = value }
+                if oldest > sequence + 1 { throw RouteChangesPruned(after: sequence, oldest: oldest) }
+            }
             return changes
         }
     }
@@ -377,6 +387,8 @@ public final class PostgresRouteStore: RouteStore {
         case let .success(value):
             return value
         case let .failure(error as RouteStoreError):
+            throw error
+        case let .failure(error as RouteChangesPruned):
             throw error
         case .failure(is CallTimedOut):
             throw RouteStoreError(store: displayName, message: "\(what): no answer within \(timeout)")

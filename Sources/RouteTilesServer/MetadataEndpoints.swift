@@ -54,7 +54,13 @@ extension RouteTilesResponder {
 
     /// `GET /metrics`: Prometheus text exposition.
     func metricsText() -> Response {
-        HTTPAnswers.bytes(state.metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        if case let .live(sync) = state.tiles.backend {
+            // The store's position as of this scrape: the newest sequence moves without any change applied here.
+            let status = sync.status
+            state.metrics.storeApplied.record(status.applied)
+            state.metrics.storeNewest.record(status.newest)
+        }
+        return HTTPAnswers.bytes(state.metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 
     /// `GET /assets/NAME`: a file of `--assets`, with no way out of that folder.

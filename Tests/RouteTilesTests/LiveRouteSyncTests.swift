@@ -86,6 +86,41 @@ import Testing
         #expect(reader.status.applied == writer.status.applied)
     }
 
+    /// An operator prunes old changes from a SQLite store with plain SQL: a reader that still needed them loads
+    /// everything again (a gap left by nothing but pruning is told from the feed's normal order), one that did not
+    /// goes on reading the feed.
+    @Test func aReaderBehindChangesPrunedBySQLReloads() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("routes.db")
+        let store = try SQLiteRouteStore(path: path)
+        let (writer, _) = try await LiveRouteSync.open(store: store, options: StoreConvergence.options)
+        let (behind, _) = try await LiveRouteSync.open(store: store, options: StoreConvergence.options)
+        let line = [Coordinate(longitude: 2.3, latitude: 48.8), Coordinate(longitude: 2.31, latitude: 48.81)]
+        _ = try await writer.write(.put([Route(id: .string("gone"), parts: [line]), Route(id: .string("kept"), parts: [line])]))
+        try await behind.catchUp()
+        // Changes that are the only ones of their routes: pruned, they leave no trace in the changes kept.
+        _ = try await writer.write(.remove(key: "gone"))
+        _ = try await writer.write(.put([Route(id: .string("new"), parts: [line])]))
+        for i in 0..<20 {
+            _ = try await writer.write(.replace(key: "k\(i % 4)", route: Route(properties: [Property("i", .int(Int64(i)))], parts: [line])))
+        }
+        let (upToDate, _) = try await LiveRouteSync.open(store: store, options: StoreConvergence.options)
+        let db = try SQLiteDatabase(path: path, readOnly: false)
+        try db.execute("DELETE FROM route_changes WHERE seq <= 15")
+        db.close()
+        _ = try await writer.write(.append(key: "kept", points: [Coordinate(longitude: 2.32, latitude: 48.82)]))
+        let reloaded = try #require(try await behind.catchUp())
+        #expect(reloaded.change.keys.contains("gone") && reloaded.change.keys.contains("new"))
+        #expect(behind.routes.keys.sorted() == writer.routes.keys.sorted())
+        #expect(behind.routes.route("k3")?.properties == writer.routes.route("k3")?.properties)
+        #expect(behind.routes.route("kept")?.pointCount == 3)
+        #expect(behind.status.applied == writer.status.applied)
+        // The reader that needed none of the pruned changes reads just the new one.
+        let applied = try #require(try await upToDate.catchUp())
+        #expect(applied.changeCount == 1 && upToDate.routes.route("kept")?.pointCount == 3)
+        await store.close()
+    }
+
     /// Loading the same files twice writes nothing the second time; numbered routes keep their numbers.
     @Test func loadingTheSameRoutesAgainChangesNothing() async throws {
         let folder = try TemporaryFolder()

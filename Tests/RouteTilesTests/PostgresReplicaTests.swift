@@ -66,6 +66,15 @@ struct PostgresReplicaTests {
         return (tiles.count, problems)
     }
 
+    /// The value of a metric without labels in a server's `/metrics` (nil when absent).
+    static func metric(_ name: String, of server: TestServer.Handle) async throws -> Double? {
+        let text = try await server.get("/metrics", gzip: false).text
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.split(separator: " ").last ?? "")
+        }
+        return nil
+    }
+
     /// Writes sent to both replicas at once, interleaved, and an INSERT, UPDATE and DELETE made with psql: both end
     /// with every acknowledged write and byte-identical tiles over the union of the covers.
     @Test func writesToBothReplicasAndSQLReachBoth() async throws {
@@ -87,6 +96,8 @@ struct PostgresReplicaTests {
                 UPDATE routes SET geom = ST_GeomFromText('LINESTRING(2.30 48.85, 2.31 48.87, 2.34 48.88)', 4326),
                     properties = '{"name": "updated by psql"}' WHERE id = 'sql-1';
                 DELETE FROM routes WHERE id = 'sql-2';
+                INSERT INTO routes (id, properties, geom) VALUES
+                  ('sql-bad', '{}', ST_GeomFromText('POLYGON((2.3 48.8, 2.4 48.8, 2.4 48.9, 2.3 48.8))', 4326));
                 """)
             #expect(try await Self.settle([a, b], newest: { try await check.newestSequence() }))
             let snapshot = try await check.loadAll()
@@ -101,6 +112,13 @@ struct PostgresReplicaTests {
                 let feature = try await server.get("/routes/sql-1").json
                 #expect((feature["properties"] as? [String: Any])?["name"] as? String == "updated by psql")
                 #expect(try await server.get("/routes/sql-2").status == 404)
+                #expect(try await server.get("/routes/sql-bad").status == 404)
+                // The bad row is counted and skipped; the store's position is in the metrics.
+                #expect(try await Self.metric("routetiles_store_bad_rows_total", of: server) == 1)
+                #expect((try await Self.metric("routetiles_store_changes_applied_total", of: server) ?? 0) >= 60)
+                let newest = try await check.newestSequence()
+                #expect(try await Self.metric("routetiles_store_newest_sequence", of: server) == Double(newest))
+                #expect(try await Self.metric("routetiles_store_applied_sequence", of: server) == Double(newest))
             }
             let truth = RouteTiler(routes: snapshot.routes.map(\.route), options: Self.options)
             let sqlRoutes = [Route(parts: [[Coordinate(longitude: 2.35, latitude: 48.85), Coordinate(longitude: 2.36, latitude: 48.86)],
@@ -169,6 +187,8 @@ struct PostgresReplicaTests {
                 let store = try await server.get("/health").json["store"] as? [String: Any]
                 #expect(store?["reachable"] as? Bool == true)
                 #expect(((store?["reconnects"] as? NSNumber)?.intValue ?? 0) >= 1)
+                #expect((try await Self.metric("routetiles_store_reconnects_total", of: server) ?? 0) >= 1)
+                #expect((try await Self.metric("routetiles_store_errors_total", of: server) ?? 0) >= 1)
             }
             let truth = RouteTiler(routes: snapshot.routes.map(\.route), options: Self.options)
             let (compared, problems) = try await Self.compareTiles(a, b, routes: writers.flatMap(\.sent) + snapshot.routes.map(\.route), truth: truth,

@@ -152,6 +152,39 @@ struct PostgresStoreTests {
         await second.close()
     }
 
+    /// Old changes pruned with plain SQL: a replica that still needed them loads the table again; a rolled-back
+    /// writer's unused number is no such gap.
+    @Test func aReplicaBehindPrunedChangesReloads() async throws {
+        let cluster = try cluster()
+        let url = try cluster.createDatabase()
+        let database = PostgresCluster.database(of: url)
+        let store = try await open(url)
+        let (writer, _) = try await LiveRouteSync.open(store: store, options: Self.options)
+        let (behind, _) = try await LiveRouteSync.open(store: store, options: Self.options)
+        _ = try await writer.write(.put(TestServer.parisRoutes(count: 3, points: 40)))
+        try await behind.catchUp()
+        // A writer that rolls back leaves its sequence number unused: the reader goes on without a reload.
+        #expect(throws: (any Error).self) {
+            try cluster.psql(database, """
+                BEGIN; INSERT INTO routes (id, geom) VALUES ('rolled-back', ST_GeomFromText('LINESTRING(2.3 48.8, 2.4 48.9)', 4326));
+                SELECT 1/0; COMMIT;
+                """)
+        }
+        try cluster.psql(database, "INSERT INTO routes (id, geom) VALUES ('after-gap', ST_GeomFromText('LINESTRING(2.3 48.8, 2.4 48.9)', 4326))")
+        let afterGap = try #require(try await behind.catchUp())
+        #expect(afterGap.changeCount == 1 && behind.routes.route("after-gap") != nil)
+        // Changes that are the only ones of their routes, then more: pruned, the first leave no trace.
+        _ = try await writer.write(.remove(key: "100"))
+        _ = try await writer.write(.put([Route(id: .string("fresh"), parts: [[Coordinate(longitude: 2.33, latitude: 48.84), Coordinate(longitude: 2.34, latitude: 48.85)]])]))
+        for i in 0..<10 { _ = try await writer.write(.append(key: "101", points: [Coordinate(longitude: 2.4 + Double(i) * 0.001, latitude: 48.86)])) }
+        try cluster.psql(database, "DELETE FROM routes_changes WHERE seq < (SELECT MAX(seq) - 2 FROM routes_changes)")
+        let reloaded = try #require(try await behind.catchUp())
+        #expect(reloaded.change.keys.contains("100") && reloaded.change.keys.contains("fresh"))
+        #expect(behind.status.applied == (try await store.newestSequence()))
+        #expect(try await mismatches([writer, behind], store: store).isEmpty)
+        await store.close()
+    }
+
     /// A replica started after a thousand changes (SQL and API alike) loads the same routes and cuts the same tiles.
     @Test func aReplicaStartedLateConverges() async throws {
         let cluster = try cluster()

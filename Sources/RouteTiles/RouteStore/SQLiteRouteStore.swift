@@ -158,6 +158,12 @@ public final class SQLiteRouteStore: RouteStore {
                 changes.append(RouteChange(sequence: s.int64(0), key: s.text(1) ?? "", operation: operation,
                                            baseVersion: s.isNull(3) ? nil : s.int64(3), points: points))
             }
+            // Rows may have been pruned (`DELETE FROM route_changes WHERE …`): a reader that needs changes older
+            // than the oldest kept must load everything again.
+            if changes.first?.sequence != sequence + 1 {
+                let oldest = try db.int64("SELECT COALESCE(MIN(seq), 0) FROM route_changes")
+                if oldest > sequence + 1 { throw RouteChangesPruned(after: sequence, oldest: oldest) }
+            }
             return changes
         }
     }
