@@ -29,6 +29,7 @@ public final class DirectoryTileStore: TileSink {
         var inFlight = 0
         var aborted = false
         var removed = false
+        var committed = false
     }
 
     /// Prepares a build into `destination`. Unless `replace`, an existing destination is an error.
@@ -75,7 +76,19 @@ public final class DirectoryTileStore: TileSink {
     }
 
     /// Moves the finished pyramid into place, replacing what was there.
+    ///
+    /// Under the same lock as `abort()`, so that an interruption that lands while the last tiles are written and
+    /// the commit begins can neither remove the staging folder in the middle of its rename nor follow a finished
+    /// commit by removing anything: one of the two happens whole.
     public func commit() throws {
+        try writes.withLock { state in
+            guard !state.aborted else { throw StoreError(path: staging.path, message: "the build was aborted") }
+            try moveIntoPlace()
+            state.committed = true
+        }
+    }
+
+    private func moveIntoPlace() throws {
         let fm = FileManager.default
         var retired: URL?
         if fm.fileExists(atPath: destination.path) {
@@ -100,10 +113,12 @@ public final class DirectoryTileStore: TileSink {
     /// Idempotent: a second caller (the build's error path while a signal handler aborts) returns only once the
     /// staging folder is gone.
     public func abort() {
-        let first = writes.withLock { state -> Bool in
+        let (first, committed) = writes.withLock { state -> (Bool, Bool) in
             defer { state.aborted = true }
-            return !state.aborted
+            return (!state.aborted, state.committed)
         }
+        // Committed: the staging folder is the destination now.
+        if committed { return }
         while writes.withLock({ $0.inFlight }) > 0 { usleep(1_000) }
         if first {
             try? FileManager.default.removeItem(at: staging)
