@@ -82,7 +82,9 @@ struct PostgresStoreTests {
               ('bad-polygon', '{}', ST_GeomFromText('POLYGON((2.3 48.8, 2.4 48.8, 2.4 48.9, 2.3 48.8))', 4326)),
               ('bad-latitude', '{}', ST_GeomFromText('LINESTRING(2.3 48.8, 2.4 95)', 4326)),
               ('bad-properties', '"just text"', ST_GeomFromText('LINESTRING(2.3 48.8, 2.4 48.9)', 4326)),
-              ('bad-kind', '{}', ST_GeomFromText('POINT(2.3 48.8)', 4326));
+              ('bad-kind', '{}', ST_GeomFromText('POINT(2.3 48.8)', 4326)),
+              ('bad-empty', '{}', ST_GeomFromText('LINESTRING EMPTY', 4326)),
+              ('bad-one-position', '{}', ST_SetSRID(ST_MakeLine(ARRAY[ST_MakePoint(2.3, 48.8)]), 4326));
             UPDATE routes SET kind = 'line' WHERE id = 'bad-kind';
             INSERT INTO routes (id, properties, geom) VALUES
               ('after-bad', '{}', ST_GeomFromText('LINESTRING(2.36 48.85, 2.37 48.86)', 4326));
@@ -94,14 +96,16 @@ struct PostgresStoreTests {
             #expect(sync.routes.route("101")?.geodesic == true)
             #expect(sync.routes.route("100") == nil)
             #expect(sync.routes.route("after-bad") != nil)
-            for bad in ["bad-polygon", "bad-latitude", "bad-properties", "bad-kind"] { #expect(sync.routes.route(bad) == nil) }
-            #expect(sync.status.badRows >= 4)
+            for bad in ["bad-polygon", "bad-latitude", "bad-properties", "bad-kind", "bad-empty", "bad-one-position"] {
+                #expect(sync.routes.route(bad) == nil)
+            }
+            #expect(sync.status.badRows >= 6)
         }
         let problems = try await mismatches([syncA, syncB], store: a)
         #expect(problems.isEmpty, "\(problems.prefix(5))")
         // A replica started now reads the bad rows apart.
         let (late, bad) = try await LiveRouteSync.open(store: a, options: Self.options)
-        #expect(Set(bad.map(\.key)) == ["bad-polygon", "bad-latitude", "bad-properties", "bad-kind"])
+        #expect(Set(bad.map(\.key)) == ["bad-polygon", "bad-latitude", "bad-properties", "bad-kind", "bad-empty", "bad-one-position"])
         #expect(try await mismatches([late], store: a).isEmpty)
         // TRUNCATE would bypass the feed: it is refused.
         #expect(throws: (any Error).self) { try cluster.psql(database, "TRUNCATE routes") }
