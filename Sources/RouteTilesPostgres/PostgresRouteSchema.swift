@@ -18,8 +18,16 @@ public struct PostgresRouteSchema: Sendable {
     var sequence: String { Self.quote(schema) + "." + Self.quote(table + "_changes_seq") }
     var function: String { Self.quote(schema) + "." + Self.quote(table + "_record_change") }
     var trigger: String { Self.quote(table + "_record_change") }
+    var lockFunction: String { Self.quote(schema) + "." + Self.quote(table + "_lock_writers") }
+    var lockTrigger: String { Self.quote(table + "_lock_writers") }
     var truncateFunction: String { Self.quote(schema) + "." + Self.quote(table + "_refuse_truncate") }
     var truncateTrigger: String { Self.quote(table + "_refuse_truncate") }
+
+    /// The version of what `setupStatements` create, written as the comment of the changes table: a server that
+    /// finds it there runs no DDL, so that a role that may only read and write the tables can run servers once
+    /// an owner has set the store up.
+    public static let version = 2
+    public var versionComment: String { "RouteTiles route store, schema \(Self.version)" }
 
     /// The NOTIFY channel every route store uses; the payload names the table (`schema.table`).
     public static let channel = "routetiles_changes"
@@ -106,6 +114,21 @@ public struct PostgresRouteSchema: Sendable {
                 FOR EACH ROW EXECUTE FUNCTION \(function)()
             """,
             """
+            -- The writers' lock, taken before a statement locks any row. A row trigger runs after its row is
+            -- locked: a statement that took the lock there could hold a row that RouteTiles, holding the lock,
+            -- waits for, and the two would deadlock.
+            CREATE OR REPLACE FUNCTION \(lockFunction)() RETURNS trigger LANGUAGE plpgsql AS $routetiles$
+            BEGIN
+                PERFORM pg_advisory_xact_lock(\(lockKeys));
+                RETURN NULL;
+            END
+            $routetiles$
+            """,
+            """
+            CREATE OR REPLACE TRIGGER \(lockTrigger) BEFORE INSERT OR UPDATE OR DELETE ON \(routes)
+                FOR EACH STATEMENT EXECUTE FUNCTION \(lockFunction)()
+            """,
+            """
             -- TRUNCATE fires no row trigger, so it would empty the table behind the feed's back.
             CREATE OR REPLACE FUNCTION \(truncateFunction)() RETURNS trigger LANGUAGE plpgsql AS $routetiles$
             BEGIN
@@ -116,6 +139,9 @@ public struct PostgresRouteSchema: Sendable {
             """
             CREATE OR REPLACE TRIGGER \(truncateTrigger) BEFORE TRUNCATE ON \(routes)
                 FOR EACH STATEMENT EXECUTE FUNCTION \(truncateFunction)()
+            """,
+            """
+            COMMENT ON TABLE \(changes) IS \(Self.literal(versionComment))
             """,
         ]
     }

@@ -65,6 +65,16 @@ public final class PostgresRouteStore: RouteStore {
     }
 
     private func setUp() async throws {
+        let current = try await call("cannot read the routes table") { [schema, client, logger] in
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT to_regclass(\(PostgresRouteSchema.literal(schema.routes))) IS NOT NULL
+                   AND obj_description(to_regclass(\(PostgresRouteSchema.literal(schema.changes))), 'pg_class')
+                       IS NOT DISTINCT FROM \(PostgresRouteSchema.literal(schema.versionComment))
+                """), logger: logger)
+            for try await found in rows.decode(Bool.self) { return found }
+            return false
+        }
+        if current { return }
         try await call("cannot set up the routes table") { [schema, client, logger] in
             try await client.withTransaction(logger: logger) { connection in
                 // One setter-up at a time: replicas starting together would otherwise race on CREATE.
@@ -401,6 +411,15 @@ public final class PostgresRouteStore: RouteStore {
 
     /// What PostgreSQL or the connection said, without the query's values.
     static func describe(_ error: any Error) -> String {
+        if let transaction = error as? PostgresTransactionError {
+            // What went wrong inside the transaction, not the wrapper (whose description dumps every query).
+            if let inner = transaction.beginError ?? transaction.closureError ?? transaction.commitError {
+                return describe(inner)
+            }
+            return transaction.rollbackError.map { "rollback: " + describe($0) } ?? "the transaction failed"
+        }
+        if let error = error as? RouteStoreError { return error.message }
+        if let error = error as? RouteChangesPruned { return "\(error)" }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] {
             let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""

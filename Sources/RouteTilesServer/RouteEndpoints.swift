@@ -63,7 +63,8 @@ extension RouteTilesResponder {
         } catch {
             // Not committed, or not known to be: never acknowledged. The client tries again.
             return HTTPAnswers.error(.serviceUnavailable,
-                                     "the route store (\(sync.store.displayName)) did not take the write, so it was not made: \(error)",
+                                     "the route store (\(sync.store.displayName)) did not confirm the write, so it is not acknowledged: \(error); "
+                                        + "try again (if it was committed after all, the store's feed brings it)",
                                      headers: [.retryAfter: String(state.configuration.retryAfterSeconds)])
         }
         let created = request.method == .post && key == nil

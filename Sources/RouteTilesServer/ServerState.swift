@@ -24,6 +24,8 @@ final class ServerState: Sendable {
         recordLoad()
         if case let .live(sync) = backend {
             metrics.storeApplied.record(sync.status.applied)
+            // Rows found bad when the routes were loaded at start-up count like those found later.
+            metrics.storeBadRows.increment(by: sync.status.badRows)
             sync.observe(LiveRouteSync.Observer(
                 applied: { [weak self] applied in self?.applied(applied) },
                 storeError: { [weak self] message in

@@ -189,6 +189,61 @@ struct PostgresStoreTests {
         await store.close()
     }
 
+    /// A writer in plain SQL updates a row while RouteTiles, holding the writers' lock, writes the same row: the
+    /// SQL statement waits for the lock before it locks any row, so neither fails with a deadlock.
+    @Test func sqlWritersAndRouteTilesDoNotDeadlock() async throws {
+        let cluster = try cluster()
+        let url = try cluster.createDatabase()
+        let database = PostgresCluster.database(of: url)
+        let store = try await open(url)
+        _ = try await store.commit(.put([Route(id: .string("shared"), parts: [[Coordinate(longitude: 2.3, latitude: 48.8),
+                                                                            Coordinate(longitude: 2.31, latitude: 48.81)]])]))
+        let logger = Logger(label: "deadlock-test")
+        let ours = try await store.client.withTransaction(logger: logger) { connection -> Task<ExternalTool.Result, any Error> in
+            // As `commit` does: the writers' lock first.
+            try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(store.schema.lockKeys))"), logger: logger)
+            let sql = Task {
+                try await ExternalTool.runDetached("/usr/bin/psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
+                    "-p", String(cluster.port), "-U", "postgres", "-d", database, "-c",
+                    "UPDATE routes SET properties = '{\"by\": \"psql\"}' WHERE id = 'shared'"])
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            try await connection.query(PostgresQuery(unsafeSQL: "UPDATE routes SET properties = '{\"by\": \"routetiles\"}' WHERE id = 'shared'"),
+                                       logger: logger)
+            return sql
+        }
+        let sql = try await ours.value
+        #expect(sql.status == 0, "\(sql.stderr)")
+        #expect(try cluster.psql(database, "SELECT properties->>'by' FROM routes WHERE id = 'shared'") == "psql")
+        await store.close()
+    }
+
+    /// Set up once by its owner, a store is served by a role that may only read and write its tables: a server
+    /// that finds the schema's version runs no DDL. An older schema (no version) is brought up to date.
+    @Test func aReadWriteRoleServesAStoreSetUpByItsOwner() async throws {
+        let cluster = try cluster()
+        let url = try cluster.createDatabase()
+        let database = PostgresCluster.database(of: url)
+        await (try await open(url)).close()
+        try cluster.psql(database, "COMMENT ON TABLE routes_changes IS NULL")
+        // An older store: set up again, with the version written.
+        let owner = try await open(url)
+        #expect(try cluster.psql(database, "SELECT obj_description('routes_changes'::regclass, 'pg_class')") == owner.schema.versionComment)
+        try cluster.psql(database, """
+            DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tiles_rw') THEN CREATE ROLE tiles_rw LOGIN; END IF; END $$;
+            GRANT SELECT, INSERT, UPDATE, DELETE ON routes, routes_changes TO tiles_rw;
+            GRANT USAGE ON SEQUENCE routes_changes_seq TO tiles_rw;
+            """)
+        let limited = try await open(url.replacingOccurrences(of: "postgres://postgres@", with: "postgres://tiles_rw@"))
+        let (sync, _) = try await LiveRouteSync.open(store: limited, options: Self.options)
+        _ = try await sync.write(.put(TestServer.parisRoutes(count: 2, points: 30)))
+        _ = try await sync.write(.append(key: "100", points: [Coordinate(longitude: 2.31, latitude: 48.86)]))
+        _ = try await sync.write(.remove(key: "101"))
+        #expect(try await owner.loadAll().routes.map(\.key) == ["100"])
+        await limited.close()
+        await owner.close()
+    }
+
     /// A replica started after a thousand changes (SQL and API alike) loads the same routes and cuts the same tiles.
     @Test func aReplicaStartedLateConverges() async throws {
         let cluster = try cluster()

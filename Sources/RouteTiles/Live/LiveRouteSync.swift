@@ -58,6 +58,15 @@ public final class LiveRouteSync: Sendable {
     private struct State {
         var versions: [String: Int64] = [:]
         var status = Status(applied: 0, newest: 0, reachable: true, lastError: nil, reconnects: 0, badRows: 0)
+        /// The bad rows reported so far, by key and version, so that a reload reports only new ones.
+        var badReported: Set<String> = []
+
+        /// Of `problems`, those not reported before; they are counted and remembered.
+        mutating func newlyBad(_ problems: [RouteRowProblem]) -> [RouteRowProblem] {
+            let fresh = problems.filter { badReported.insert("\($0.version) \($0.key)").inserted }
+            status.badRows += fresh.count
+            return fresh
+        }
     }
 
     /// Who hears of applications and store errors.
@@ -104,7 +113,7 @@ public final class LiveRouteSync: Sendable {
         for stored in snapshot.routes { state.versions[stored.key] = stored.version }
         state.status.applied = snapshot.sequence
         state.status.newest = snapshot.sequence
-        state.status.badRows = snapshot.badRows.count
+        _ = state.newlyBad(snapshot.badRows)
         self.store = store
         self.state = Mutex(state)
         self.tick = tick
@@ -354,7 +363,7 @@ public final class LiveRouteSync: Sendable {
                 state.versions[key] = nil
             }
             state.status.applied = last
-            state.status.badRows += badRows.count
+            badRows = state.newlyBad(badRows)
         }
         let change = routes.apply(edits)
         let applied = Applied(change: change, sequences: first...last, changeCount: page.count, badRows: badRows,
@@ -371,9 +380,11 @@ public final class LiveRouteSync: Sendable {
     /// Loads the whole store again, when the changes needed were pruned: every route whose version differs is put,
     /// every route no longer stored removed.
     private func reload() async throws -> Applied? {
+        let started = ContinuousClock.now
         let snapshot = try await store.loadAll()
         var edits: [LiveRouteSet.Edit] = []
         let before = status.applied
+        var reported: [RouteRowProblem] = []
         state.withLock { state in
             let stored = Set(snapshot.routes.map(\.key))
             for key in routes.keys where !stored.contains(key) {
@@ -385,11 +396,11 @@ public final class LiveRouteSync: Sendable {
                 state.versions[route.key] = route.version
             }
             state.status.applied = snapshot.sequence
-            state.status.badRows += snapshot.badRows.count
+            reported = state.newlyBad(snapshot.badRows)
         }
         let change = routes.apply(edits)
         let applied = Applied(change: change, sequences: (before + 1)...max(before + 1, snapshot.sequence),
-                              changeCount: edits.count, badRows: snapshot.badRows)
+                              changeCount: edits.count, badRows: reported, duration: ContinuousClock.now - started)
         onApplied(applied)
         return applied
     }
