@@ -174,6 +174,9 @@ struct PostgresReplicaTests {
             #expect(outcome.1, "writes after PostgreSQL came back: \(writers.map { ($0.acknowledged, $0.unavailable) })")
             #expect(outcome.2.allSatisfy { $0 == 200 || $0 == 204 }, "tile answers in the outage: \(outcome.2)")
             #expect(outcome.3, "/health reports the store unreachable in the outage")
+            // Once a replica knows the store is gone, writes are refused at once rather than after a time-out.
+            let waits = writers.flatMap(\.unavailableAfter).sorted()
+            #expect(waits.count >= 4 && waits[waits.count / 2] < .milliseconds(500), "503s answered after \(waits)")
 
             let check = try await PostgresRouteStore.open(url: url, create: false)
             #expect(try await Self.settle([a, b], newest: { try await check.newestSequence() }))

@@ -91,6 +91,8 @@ public final class LiveRouteSync: Sendable {
     private let observers = Mutex<[Observer]>([])
     /// How often the store is read even without a wake-up.
     private let tick: Duration
+    /// Wakes the follower (`follow()`), while it runs: a failed write asks it to probe the store at once.
+    private let prober = Mutex<AsyncStream<Void>.Continuation?>(nil)
 
     /// Loads the store's routes; also returns the rows that make no route.
     public static func open(store: any RouteStore, options: TilingOptions, tick: Duration = .seconds(2)) async throws
@@ -141,14 +143,21 @@ public final class LiveRouteSync: Sendable {
 
     /// Commits `write` to the store, then applies it here. Throws when the store cannot be reached or refuses the
     /// write: then nothing was acknowledged.
+    ///
+    /// While the store is known to be unreachable and the follower is probing it, a write fails at once instead of
+    /// waiting for its own call to time out (and for the follower's, whose lock it would wait behind): clients get
+    /// their 503 now, and writes go through again as soon as a probe reaches the store.
     public func write(_ write: RouteWrite) async throws -> WriteOutcome {
-        try await lock.withLock {
+        try refuseWhileUnreachable()
+        return try await lock.withLock {
+            try refuseWhileUnreachable()
             let result: RouteWriteResult
             do {
                 result = try await store.commit(write)
                 noteSuccess()
             } catch {
                 noteFailure(error)
+                prober.withLock { $0 }?.yield()
                 throw error
             }
             switch result {
@@ -179,6 +188,15 @@ public final class LiveRouteSync: Sendable {
                 }
             }
         }
+    }
+
+    /// Throws when the store is unreachable and a follower is probing it.
+    private func refuseWhileUnreachable() throws {
+        guard prober.withLock({ $0 != nil }) else { return }
+        let status = self.status
+        guard !status.reachable else { return }
+        throw RouteStoreError(store: store.displayName, message: "unreachable (\(status.lastError ?? "no answer")); "
+                              + "writes are refused until it answers again")
     }
 
     /// Applies a write this server just committed, from what it wrote.
@@ -233,6 +251,8 @@ public final class LiveRouteSync: Sendable {
     /// backoff (0.1 s doubling to 5 s) while the store cannot be reached.
     public func follow() async {
         let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        prober.withLock { $0 = signal }
+        defer { prober.withLock { $0 = nil } }
         let store = self.store
         let tick = self.tick
         await withTaskGroup(of: Void.self) { group in

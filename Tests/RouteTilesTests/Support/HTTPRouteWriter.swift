@@ -21,8 +21,9 @@ final class HTTPRouteWriter: @unchecked Sendable {
     /// Keys whose state is not known: a write to them got no answer, or a 503.
     private(set) var uncertain: Set<String> = []
     private(set) var acknowledged = 0
-    /// Writes answered 503, each with `Retry-After`.
+    /// Writes answered 503, each with `Retry-After`, and how long each took to be answered.
     private(set) var unavailable = 0
+    private(set) var unavailableAfter: [Duration] = []
     /// Answers other than 2xx, 503 and none (with the write): each one a defect.
     private(set) var unexpected: [String] = []
     /// Every route sent, for the tiles to compare.
@@ -109,6 +110,7 @@ final class HTTPRouteWriter: @unchecked Sendable {
         let status: Int
         let reply: [UInt8]
         let retryAfter: String?
+        let sentAt = ContinuousClock.now
         do {
             let response = try await TestServer.client.execute(request, timeout: .seconds(30))
             reply = Array(try await response.body.collect(upTo: 1 << 20).readableBytesView)
@@ -133,6 +135,7 @@ final class HTTPRouteWriter: @unchecked Sendable {
         case 503:
             uncertain.insert(key)
             unavailable += 1
+            unavailableAfter.append(ContinuousClock.now - sentAt)
             if retryAfter == nil { unexpected.append("\(method) \(path): 503 without Retry-After") }
             return .unavailable
         default:
