@@ -27,7 +27,9 @@ public struct PostgresStoreURL: Sendable {
         host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         port = components.port ?? 5432
         user = components.user.flatMap { $0.removingPercentEncoding } ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
+        // As libpq: without a password in the URL, PGPASSWORD's (which keeps it out of the process list).
         password = components.password.flatMap { $0.removingPercentEncoding }
+            ?? ProcessInfo.processInfo.environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         database = path.isEmpty ? nil : path.removingPercentEncoding
         sslMode = "prefer"
