@@ -121,6 +121,29 @@ import Testing
         await store.close()
     }
 
+    /// A route deleted and created again among changes that were pruned takes its new place on the reader that
+    /// reloads, as on a server started now, so both cut the same bytes.
+    @Test func aReloadPutsARecreatedRouteInItsNewPlace() async throws {
+        let store = MemoryRouteStore(retainedChanges: 8)
+        let (writer, _) = try await LiveRouteSync.open(store: store, options: StoreConvergence.options)
+        let (reader, _) = try await LiveRouteSync.open(store: store, options: StoreConvergence.options)
+        let line = [Coordinate(longitude: 2.3, latitude: 48.8), Coordinate(longitude: 2.31, latitude: 48.81)]
+        _ = try await writer.write(.put(["a", "b", "c"].map { Route(id: .string($0), parts: [line]) }))
+        try await reader.catchUp()
+        _ = try await writer.write(.remove(key: "a"))
+        _ = try await writer.write(.put([Route(id: .string("a"), parts: [line])]))
+        for i in 0..<20 {
+            _ = try await writer.write(.replace(key: "b", route: Route(properties: [Property("i", .int(Int64(i)))], parts: [line])))
+        }
+        try await reader.catchUp()
+        let (fresh, _) = try await LiveRouteSync.open(store: store, options: StoreConvergence.options)
+        #expect(fresh.routes.keys == ["b", "c", "a"])
+        #expect(reader.routes.keys == fresh.routes.keys)
+        #expect(reader.status.applied == writer.status.applied)
+        let tile = WebMercator.tile(containing: Coordinate(longitude: 2.305, latitude: 48.805), zoom: 12)
+        #expect(reader.routes.snapshot.tile(z: tile.z, x: tile.x, y: tile.y) == fresh.routes.snapshot.tile(z: tile.z, x: tile.x, y: tile.y))
+    }
+
     /// Loading the same files twice writes nothing the second time; numbered routes keep their numbers.
     @Test func loadingTheSameRoutesAgainChangesNothing() async throws {
         let folder = try TemporaryFolder()

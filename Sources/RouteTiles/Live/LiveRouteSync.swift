@@ -407,13 +407,24 @@ public final class LiveRouteSync: Sendable {
         var reported: [RouteRowProblem] = []
         state.withLock { state in
             let stored = Set(snapshot.routes.map(\.key))
-            for key in routes.keys where !stored.contains(key) {
-                edits.append(.remove(key: key))
-                state.versions[key] = nil
-            }
-            for route in snapshot.routes where state.versions[route.key] != route.version {
-                edits.append(.put(route.route))
-                state.versions[route.key] = route.version
+            let held = routes.keys
+            let kept = held.filter { stored.contains($0) }
+            let keptSet = Set(kept)
+            let added = snapshot.routes.map(\.key).filter { !keptSet.contains($0) }
+            if kept + added == snapshot.routes.map(\.key) {
+                for key in held where !stored.contains(key) {
+                    edits.append(.remove(key: key))
+                    state.versions[key] = nil
+                }
+                for route in snapshot.routes where state.versions[route.key] != route.version {
+                    edits.append(.put(route.route))
+                    state.versions[route.key] = route.version
+                }
+            } else {
+                // A route was deleted and created again among the changes missed: it belongs at its new creation,
+                // as on a server started now. Every route is put again, in the store's order.
+                edits = held.map { .remove(key: $0) } + snapshot.routes.map { .put($0.route) }
+                state.versions = Dictionary(snapshot.routes.map { ($0.key, $0.version) }, uniquingKeysWith: { _, b in b })
             }
             state.status.applied = snapshot.sequence
             reported = state.newlyBad(snapshot.badRows)
