@@ -62,6 +62,10 @@ public struct RouteTilesResponder: HTTPResponder {
         if path == "/routes" || path.hasPrefix("/routes/") {
             return await routes(request, path: path)
         }
+        if path == "/events" {
+            guard request.method == .get else { return notAllowed("GET") }
+            return await events(request)
+        }
         if path.hasPrefix("/assets/") {
             guard request.method == .get || request.method == .head else { return notAllowed("GET, HEAD") }
             return asset(path.dropFirst("/assets/".count), head: request.method == .head)

@@ -38,11 +38,12 @@ public struct RouteTilesServer: Sendable {
         )
     }
 
-    /// The services to run together: the application, and for live routes the follower of the route store's
-    /// changes.
+    /// The services to run together: the application, for live routes the follower of the route store's
+    /// changes, and last (so that it is shut down first) the closer of the `/events` streams.
     public func services(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
         var services: [any Service] = [application(onRunning: onRunning)]
         if case let .live(sync) = state.tiles.backend { services.append(StoreFollower(sync: sync)) }
+        services.append(ChangeEventsCloser(events: state.events))
         return services
     }
 

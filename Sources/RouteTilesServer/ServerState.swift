@@ -10,6 +10,8 @@ final class ServerState: Sendable {
     let metrics: ServerMetrics
     let logger: Logger
     let expireLog: ExpireLog?
+    /// The open `GET /events` streams.
+    let events = ChangeEvents()
     /// Of the last applications, how many of the tiles each invalidated were cached, by generation: the answer to
     /// a write reports it.
     private let cachedInvalidations = Mutex<[(generation: UInt64, cached: Int)]>([])
@@ -44,6 +46,8 @@ final class ServerState: Sendable {
     private func applied(_ applied: LiveRouteSync.Applied) {
         let change = applied.change
         let cached = tiles.invalidate(change.invalidated)
+        events.publish(ChangeEvent(sequence: applied.sequences.upperBound, generation: change.generation,
+                                   ids: change.keys, tiles: change.invalidated))
         cachedInvalidations.withLock { list in
             list.append((change.generation, cached))
             if list.count > 64 { list.removeFirst(list.count - 64) }

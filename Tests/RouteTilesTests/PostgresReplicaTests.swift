@@ -85,6 +85,9 @@ struct PostgresReplicaTests {
         try await Self.withReplicas(url: url) { a, b, syncA, syncB in
             let writers = [HTTPRouteWriter(prefix: "a", token: Self.token, seed: 31),
                            HTTPRouteWriter(prefix: "b", token: Self.token, seed: 32)]
+            // B's event stream, open through the writes: every change, whoever made it, in sequence order.
+            let eventsB = try await EventStreamReader(url: b.base + "/events")
+            let helloB = try #require(try await eventsB.next())
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await writers[0].run(base: { a.base }, limit: 60, stop: { false }) }
                 group.addTask { await writers[1].run(base: { b.base }, limit: 60, stop: { false }) }
@@ -101,6 +104,19 @@ struct PostgresReplicaTests {
                 """)
             #expect(try await Self.settle([a, b], newest: { try await check.newestSequence() }))
             let snapshot = try await check.loadAll()
+            var ids: [Int64] = []
+            while let event = try await eventsB.next(within: 5), ids.count < 1000 {
+                ids.append(event.id ?? -1)
+                if event.id == snapshot.sequence { break }
+            }
+            #expect(ids.last == snapshot.sequence && zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 }, "\(ids)")
+            eventsB.close()
+            // A client that saw B's hello and reconnects to A is told what changed since, by the store's feed.
+            let resumed = try await EventStreamReader(url: a.base + "/events", lastEventID: helloB.id)
+            let resync = try #require(try await resumed.next())
+            #expect(resync.name == "resync" && resync.id == snapshot.sequence)
+            #expect(Set(resync.json["ids"] as? [String] ?? []).isSuperset(of: ["sql-1", "sql-2", "a-1", "b-1"]))
+            resumed.close()
             for writer in writers {
                 #expect(writer.unexpected.isEmpty, "\(writer.unexpected.prefix(3))")
                 #expect(writer.uncertain.isEmpty)

@@ -1,0 +1,85 @@
+import Foundation
+import RouteTiles
+import ServiceLifecycle
+import Synchronization
+
+/// One applied change, as `GET /events` sends it: the store sequence it reached (the event's id, the same on every
+/// replica of a store), the generation of this server's routes, the routes changed and the tiles invalidated.
+struct ChangeEvent: Sendable {
+    var sequence: Int64
+    var generation: UInt64
+    var ids: [String]
+    var tiles: [TileID]
+}
+
+/// Hands every applied change to the open `/events` streams. A stream that falls `bufferLimit` events behind is
+/// ended, so that a slow client costs bounded memory; it reconnects with `Last-Event-ID` and is told to resync.
+/// At graceful shutdown every stream ends, so that the server does not wait for clients that never hang up.
+final class ChangeEvents: Sendable {
+    private struct State {
+        var next = 0
+        var subscribers: [Int: AsyncStream<ChangeEvent>.Continuation] = [:]
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+    let bufferLimit: Int
+
+    init(bufferLimit: Int = 1024) {
+        self.bufferLimit = bufferLimit
+    }
+
+    /// A stream of every change published from now on.
+    func subscribe() -> AsyncStream<ChangeEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ChangeEvent.self,
+                                                            bufferingPolicy: .bufferingOldest(bufferLimit))
+        let id = state.withLock { state -> Int? in
+            guard !state.finished else { return nil }
+            state.next += 1
+            state.subscribers[state.next] = continuation
+            return state.next
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// Sends `event` to every stream; ends those whose buffer is full.
+    func publish(_ event: ChangeEvent) {
+        let subscribers = state.withLock { $0.subscribers }
+        for (id, continuation) in subscribers {
+            if case .dropped = continuation.yield(event) {
+                continuation.finish()
+                _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Ends every stream, and those opened later at once.
+    func finishAll() {
+        let subscribers = state.withLock { state in
+            state.finished = true
+            defer { state.subscribers = [:] }
+            return state.subscribers
+        }
+        for continuation in subscribers.values { continuation.finish() }
+    }
+}
+
+/// Ends the `/events` streams when the service group shuts down gracefully. Listed after the application, it is
+/// shut down before it, so the HTTP server finds no endless response in flight.
+struct ChangeEventsCloser: Service {
+    let events: ChangeEvents
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        events.finishAll()
+    }
+}

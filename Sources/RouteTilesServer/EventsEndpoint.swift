@@ -1,0 +1,107 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import RouteTiles
+
+/// `GET /events`: every change this server applies, as server-sent events (`text/event-stream`).
+///
+/// - The first event is `hello`, or `resync` when the request's `Last-Event-ID` is behind: with the store sequence
+///   reached, the generation, and for `resync` the ids of the routes changed since (null when they cannot be told:
+///   refresh everything).
+/// - Then one `change` event per application: `{"sequence", "generation", "ids", "tiles": ["z/x/y", …]}`.
+/// - Event ids are store sequences, the same on every replica of a store, so a client that reconnects to another
+///   replica with `Last-Event-ID` is told what it missed.
+/// - A comment every `heartbeat` keeps proxies from closing an idle stream.
+extension RouteTilesResponder {
+    static let heartbeat = Duration.seconds(15)
+
+    func events(_ request: Request) async -> Response {
+        guard case let .live(sync) = state.tiles.backend else {
+            return HTTPAnswers.error(.notFound, "this server serves a finished tileset; nothing changes")
+        }
+        // Subscribed before the position is read: no change falls between the two.
+        let stream = state.events.subscribe()
+        let reached = sync.status.applied
+        let generation = sync.routes.snapshot.generation
+        let lastSeen = request.headers[.lastEventID].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        var opening: String
+        if let lastSeen, lastSeen < reached {
+            let ids = await Self.changedKeys(after: lastSeen, upTo: reached, store: sync.store)
+            opening = Self.event("resync", id: reached, data: [
+                "sequence": reached, "generation": generation, "ids": ids.map { $0 as Any } ?? NSNull(),
+            ])
+        } else {
+            opening = Self.event("hello", id: reached, data: ["sequence": reached, "generation": generation])
+        }
+        let first = "retry: 2000\n" + opening
+        var headers: HTTPFields = [:]
+        headers[.contentType] = "text/event-stream; charset=utf-8"
+        headers[.cacheControl] = "no-cache"
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        let body = ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: first))
+            try await Self.stream(stream, after: reached, into: &writer)
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// Writes every event after `sequence`, with heartbeats, until the stream ends.
+    private static func stream(_ stream: AsyncStream<ChangeEvent>, after sequence: Int64,
+                               into writer: inout any ResponseBodyWriter) async throws {
+        let (ticks, tick) = AsyncStream.makeStream(of: ChangeEvent?.self, bufferingPolicy: .bufferingNewest(1))
+        let timer = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: heartbeat)
+                tick.yield(nil)
+            }
+        }
+        let forward = Task {
+            for await event in stream { tick.yield(event) }
+            tick.finish()
+        }
+        defer {
+            timer.cancel()
+            forward.cancel()
+        }
+        for await item in ticks {
+            guard let event = item else {
+                try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                continue
+            }
+            guard event.sequence > sequence else { continue }
+            let tiles = event.tiles.map { "\($0.z)/\($0.x)/\($0.y)" }
+            try await writer.write(ByteBuffer(string: Self.event("change", id: event.sequence, data: [
+                "sequence": event.sequence, "generation": event.generation, "ids": event.ids, "tiles": tiles,
+            ])))
+        }
+    }
+
+    /// The routes changed after `sequence`, from the store's feed; nil when the feed cannot tell (pruned, too many).
+    private static func changedKeys(after sequence: Int64, upTo reached: Int64, store: any RouteStore) async -> [String]? {
+        var keys: [String] = []
+        var seen = Set<String>()
+        var position = sequence
+        while position < reached {
+            guard let page = try? await store.changes(after: position, limit: 1000), let last = page.last else { return nil }
+            for change in page where change.sequence <= reached && seen.insert(change.key).inserted {
+                keys.append(change.key)
+            }
+            position = last.sequence
+            if keys.count > 10_000 { return nil }
+        }
+        return keys
+    }
+
+    /// One event in the text/event-stream format: `event`, `id` and one `data` line of JSON.
+    static func event(_ name: String, id: Int64, data: [String: Any]) -> String {
+        let json = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys, .withoutEscapingSlashes]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return "event: \(name)\nid: \(id)\ndata: \(json)\n\n"
+    }
+}
+
+extension HTTPField.Name {
+    static let lastEventID = Self("Last-Event-ID")!
+}
