@@ -11,7 +11,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             With no route file, no --store and no --tiles, serves the bundled samples (Tiles/samples). Open the \
             printed URL for a map of the routes. Endpoints: /tiles/{z}/{x}/{y}.mvt, /tiles.json, /style.json, /, \
-            /health, /metrics, and with --write-token the live-route endpoints POST /routes, GET/PUT/DELETE \
+            /health, /metrics, /events (every change, as server-sent events), and with --write-token the live-route endpoints POST /routes, GET/PUT/DELETE \
             /routes/{id}, POST /routes/{id}/points. \
             With --store, routes live in a route store and survive restarts: a SQLite file, or PostgreSQL, which \
             many servers share (each applies every change, whoever made it, and drops exactly the tiles it changed). \
