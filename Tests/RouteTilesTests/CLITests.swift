@@ -135,7 +135,19 @@ import Testing
     }
 
     /// Starts a long build over `out`, stops it with `signal` once its staging folder exists, and returns its status.
+    /// The watching runs on a thread of its own: on the concurrency pool, busy with other tests, a poll could wake
+    /// only after the build had finished, and the signal would come too late.
     func interruptBuild(input: String, out: String, signal: Int32) async throws -> (Int32, String) {
+        let (status, staging, wasRunning) = try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try interruptBuildBlocking(input: input, out: out, signal: signal) })
+            }.start()
+        }
+        #expect(wasRunning, "the build ended before it could be interrupted")
+        return (status, staging)
+    }
+
+    func interruptBuildBlocking(input: String, out: String, signal: Int32) throws -> (Int32, String, Bool) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
         process.arguments = ["build", input, "-o", out, "--maxzoom", "18", "--force", "--quiet"]
@@ -147,14 +159,12 @@ import Testing
         // Wait until tiles are being written into the staging folder.
         while Date() < deadline && process.isRunning {
             if let zooms = try? FileManager.default.contentsOfDirectory(atPath: parent + "/" + staging), zooms.count > 3 { break }
-            try await Task.sleep(for: .milliseconds(20))
+            usleep(5_000)
         }
-        #expect(process.isRunning, "the build ended before it could be interrupted")
+        let wasRunning = process.isRunning
         kill(process.processIdentifier, signal)
-        // Waits without holding a concurrency-pool thread (the in-process servers of other tests need them).
-        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
         process.waitUntilExit()
-        return (process.terminationStatus, staging)
+        return (process.terminationStatus, staging, wasRunning)
     }
 
     @Test func interruptedBuildLeavesThePreviousPyramidAsItWas() async throws {
