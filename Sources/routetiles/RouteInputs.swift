@@ -17,7 +17,7 @@ enum RouteInputs {
         }
         if !all.skippedGeometries.isEmpty {
             let list = all.skippedGeometries.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
-            terminal.note("skipped features that are not lines: " + list.joined(separator: ", "))
+            terminal.note("skipped what makes no line (other geometries, too few points): " + list.joined(separator: ", "))
         }
         if !all.invalid.isEmpty {
             terminal.note("skipped \(all.invalid.count) invalid route(s) (--skip-invalid); the first: \(all.invalid[0])")

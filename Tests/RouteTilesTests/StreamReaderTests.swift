@@ -8,7 +8,9 @@ private func sample(_ name: String) -> String {
 
 @Suite struct StreamReaderTests {
     @Test func gpxTracksSegmentsAndRoutes() throws {
-        let result = try RouteReader.read(path: sample("uetliberg-hikes.gpx"))
+        let all = try RouteReader.read(path: sample("uetliberg-hikes.gpx"))
+        var result = all
+        result.routes = all.routes.filter { $0.layer == nil }
         #expect(result.routes.count == 3)
         #expect(result.routes.map(\.parts.count) == [1, 2, 1])
         #expect(result.routes.map { $0.parts.map(\.count) } == [[240], [150, 150], [40]])
@@ -20,7 +22,44 @@ private func sample(_ name: String) -> String {
         #expect(first.first { $0.key == "end_time" }?.value == .string("2026-06-01T07:19:55Z"))
         #expect(result.routes[1].properties.first { $0.key == "start_time" }?.value == .string("2026-06-01T07:30:00Z"))
         #expect(result.routes[1].properties.first { $0.key == "end_time" }?.value == .string("2026-06-01T08:02:25Z"))
-        #expect(result.skippedGeometries == ["wpt": 1])
+        #expect(result.skippedGeometries.isEmpty)
+        // The waypoint is a point in the layer `waypoints`.
+        let waypoints = all.routes.filter { $0.layer == GPXReader.waypointsLayer }
+        #expect(waypoints.count == 1 && waypoints.first?.kind == .point)
+        #expect(waypoints.first?.parts == [[Coordinate(longitude: 8.4918, latitude: 47.3494)]])
+        #expect(waypoints.first?.properties == [Property("name", .string("Uto Kulm"))])
+    }
+
+    /// Files from real devices: an empty "ACTIVE LOG" track and one-point segments beside real ones are skipped and
+    /// counted, not errors; waypoints carry their name, description and symbol.
+    @Test func gpxFromDevicesSkipsEmptyTracksAndReadsWaypoints() throws {
+        let text = """
+        <gpx version="1.1">
+         <wpt lat="47.35" lon="8.49"><ele>870</ele><name>Summit</name><desc>view</desc><sym>Flag, Blue</sym></wpt>
+         <wpt lat="47.36" lon="8.50"/>
+         <trk><name>ACTIVE LOG</name><trkseg></trkseg></trk>
+         <trk><name>walk</name><trkseg><trkpt lat="47.3" lon="8.5"/></trkseg>
+           <trkseg><trkpt lat="47.3" lon="8.5"/><trkpt lat="47.31" lon="8.51"/></trkseg><trkseg><trkpt lat="47.4" lon="8.6"/></trkseg></trk>
+         <trk><trkseg><trkpt lat="47.3" lon="8.5"/></trkseg></trk>
+         <rte><rtept lat="47.1" lon="8.1"/></rte>
+        </gpx>
+        """
+        let result = try GPXReader.read(Array(text.utf8), file: "d.gpx", options: ReadOptions())
+        #expect(result.invalid.isEmpty)
+        #expect(result.skippedGeometries == ["trk or rte with no segment of two points": 3, "trkseg of fewer than two points": 2])
+        let lines = result.routes.filter { $0.kind == .line }
+        #expect(lines.count == 1 && lines[0].parts == [[Coordinate(longitude: 8.5, latitude: 47.3), Coordinate(longitude: 8.51, latitude: 47.31)]])
+        let points = result.routes.filter { $0.kind == .point }
+        #expect(points.map(\.layer) == ["waypoints", "waypoints"])
+        #expect(points[0].properties == [Property("name", .string("Summit")), Property("desc", .string("view")),
+                                         Property("sym", .string("Flag, Blue"))])
+        #expect(points[1].parts == [[Coordinate(longitude: 8.50, latitude: 47.36)]] && points[1].properties.isEmpty)
+        // A waypoint out of range is an error with its line and column, or skipped with --skip-invalid.
+        let bad = "<gpx>\n <wpt lat=\"95\" lon=\"8\"><name>x</name></wpt></gpx>"
+        #expect(inputError { _ = try GPXReader.read(Array(bad.utf8), file: "d.gpx", options: ReadOptions()) }?.description
+            == "d.gpx:2:2: <wpt>: latitude 95 is out of range [-90, 90]")
+        let skipped = try GPXReader.read(Array(bad.utf8), file: "d.gpx", options: ReadOptions(skipInvalid: true))
+        #expect(skipped.routes.isEmpty && skipped.invalid.count == 1)
     }
 
     @Test func gpxErrorsHaveLineAndColumn() {
@@ -33,8 +72,6 @@ private func sample(_ name: String) -> String {
         #expect(error("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"x\"/>")
             == "t.gpx:1:19: <trkpt> lon=\"x\" is not a number")
         #expect(error("<gpx>\n  <trk><name>a &bogus; b</name>") == "t.gpx:2:16: unknown entity '&bogus;'")
-        #expect(error("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"/></trkseg></trk>")
-            == "t.gpx:1:6: track or route has no segment of two or more points")
         #expect(error("<gpx><trk>") == "t.gpx:1:11: the file ends inside <trk>")
         #expect(error("<kml/>") == "t.gpx:1:1: expected a <gpx> root element, found <kml>")
         let invalidUTF8: [UInt8] = Array("<gpx><trk><name>".utf8) + [0xC3, 0x28] + Array("</name></trk></gpx>".utf8)
@@ -109,8 +146,13 @@ private func sample(_ name: String) -> String {
                 .mapError { $0 as? InputError ?? InputError(file: "?", message: "\($0)") }
             if n == 0 {
                 let routes = try whole.get().routes
-                #expect(routes.count == 2 && routes[0].parts.count == 40 && routes[0].parts.allSatisfy { $0.count == 7 })
+                #expect(routes.count == 3 && routes[0].parts.count == 40 && routes[0].parts.allSatisfy { $0.count == 7 })
                 #expect(routes[0].properties.first { $0.key == "name" }?.value == .string("Caf\u{E9} & Bar <raw> &"))
+                #expect(routes[2].layer == GPXReader.waypointsLayer)
+            } else if n == 5 {
+                // A route left with one point is skipped and counted, as devices' empty tracks are.
+                #expect(try whole.get().routes.count == 2)
+                #expect(try whole.get().skippedGeometries == ["trk or rte with no segment of two points": 1])
             } else {
                 #expect(throws: InputError.self, "case \(n)") { try whole.get() }
             }
@@ -130,7 +172,7 @@ private func sample(_ name: String) -> String {
             }
         }
         // RouteReader streams .gpx files.
-        #expect(try RouteReader.read(path: folder.path("t0.gpx")).routes.count == 2)
+        #expect(try RouteReader.read(path: folder.path("t0.gpx")).routes.count == 3)
     }
 
     @Test func ndjsonStreamedEqualsReadWhole() throws {

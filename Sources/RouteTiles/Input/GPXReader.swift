@@ -1,12 +1,17 @@
 /// Reads GPX 1.1 (UTF-8): each `trk` becomes a route with its `trkseg`s as parts, each `rte` a route of its
-/// `rtept`s, with `name`, `desc`, `type` and the first and last point `time`s as `start_time` / `end_time`.
+/// `rtept`s, with `name`, `desc`, `type` and the first and last point `time`s as `start_time` / `end_time`; each
+/// `wpt` a point in the layer `waypoints`, with its `name`, `desc` and `sym`.
 ///
 /// The file is tokenized in one pass (`XMLTokenizer`) without building a tree, and read as a stream: a window of
-/// about one chunk is held, never the whole file. Waypoints (`wpt`) are counted in
-/// `ReadResult.skippedGeometries`. Errors carry line and column; a track with no segment of two points, or with a
-/// point whose coordinates are missing or out of range, is invalid (skipped whole with `--skip-invalid`). XML that
-/// is not well formed stops the read whatever the options.
+/// about one chunk is held, never the whole file. Devices write empty tracks ("ACTIVE LOG" with an empty `trkseg`)
+/// and one-point segments beside real ones: segments of fewer than two points are dropped, and a track or route
+/// left with none is skipped; both are counted in `ReadResult.skippedGeometries`. Errors carry line and column; a
+/// track, route or waypoint with a point whose coordinates are missing or out of range is invalid (skipped whole
+/// with `--skip-invalid`). XML that is not well formed stops the read whatever the options.
 public enum GPXReader {
+    /// The vector tile layer of waypoints.
+    public static let waypointsLayer = "waypoints"
+
     /// Reads GPX held in memory (an HTTP body).
     public static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
         var reader = GPXDocumentReader(file: file, options: options)
@@ -64,6 +69,8 @@ private struct GPXDocumentReader {
         var endTime: String?
         /// The first bad point, with `--skip-invalid`: the track is then skipped whole.
         var problem: InputError?
+        /// A `wpt`: one position.
+        var isWaypoint = false
     }
 
     /// Line and column of absolute offsets, counted forward through the windows.
@@ -158,7 +165,17 @@ private struct GPXDocumentReader {
                 if local == "rtept", draft?.parts.isEmpty == true { draft?.parts.append([]) }
                 if let last = draft?.parts.indices.last { draft?.parts[last].append(point) }
             case "wpt" where parent == "gpx":
-                result.skippedGeometries["wpt", default: 0] += 1
+                var waypoint = Draft(offset: offset, position: position(of: offset), isWaypoint: true)
+                do {
+                    waypoint.parts = [[try coordinate(attributes, tag: name, at: offset)]]
+                } catch let problem as InputError where options.skipInvalid {
+                    waypoint.problem = problem
+                }
+                if selfClosing {
+                    try finish(waypoint)
+                } else {
+                    draft = waypoint
+                }
             default: break
             }
             if !selfClosing { stack.append(local) }
@@ -168,15 +185,16 @@ private struct GPXDocumentReader {
             guard open == local else { throw error("end tag </\(name)> does not close <\(open)>", at: offset) }
             let parent = stack.last
             switch local {
-            case "name" where parent == "trk" || parent == "rte",
-                 "desc" where parent == "trk" || parent == "rte",
-                 "type" where parent == "trk" || parent == "rte":
+            case "name" where parent == "trk" || parent == "rte" || parent == "wpt",
+                 "desc" where parent == "trk" || parent == "rte" || parent == "wpt",
+                 "type" where parent == "trk" || parent == "rte",
+                 "sym" where parent == "wpt":
                 draft?.properties.append(Property(String(local), .string(text.trimmingSpace)))
             case "time" where parent == "trkpt" || parent == "rtept":
                 let time = text.trimmingSpace
                 if draft?.startTime == nil { draft?.startTime = time }
                 draft?.endTime = time
-            case "trk" where parent == "gpx", "rte" where parent == "gpx":
+            case "trk" where parent == "gpx", "rte" where parent == "gpx", "wpt" where parent == "gpx":
                 if let finished = draft { try finish(finished) }
                 draft = nil
             default: break
@@ -205,14 +223,19 @@ private struct GPXDocumentReader {
             result.invalid.append(problem)
             return
         }
-        let parts = draft.parts.filter { $0.count >= 2 }
-        guard !parts.isEmpty else {
-            let problem = InputError(file: file, location: .line(draft.position.line, column: draft.position.column),
-                                     message: "track or route has no segment of two or more points")
-            guard options.skipInvalid else { throw problem }
-            result.invalid.append(problem)
+        if draft.isWaypoint {
+            result.routes.append(Route(properties: draft.properties, parts: draft.parts, origin: "\(file) byte \(draft.offset)",
+                                       layer: GPXReader.waypointsLayer, kind: .point))
             return
         }
+        let parts = draft.parts.filter { $0.count >= 2 }
+        let short = draft.parts.count - parts.count
+        guard !parts.isEmpty else {
+            // An empty track, as devices write them: skipped and counted, like other things that are not lines.
+            result.skippedGeometries["trk or rte with no segment of two points", default: 0] += 1
+            return
+        }
+        if short > 0 { result.skippedGeometries["trkseg of fewer than two points", default: 0] += short }
         var properties = draft.properties
         if let start = draft.startTime { properties.append(Property("start_time", .string(start))) }
         if let end = draft.endTime { properties.append(Property("end_time", .string(end))) }
