@@ -45,10 +45,10 @@ public struct RouteTilesResponder: HTTPResponder {
                 started: ContinuousClock.Instant?) {
         state.metrics.countRequest(status: status)
         state.metrics.bytesSent.increment(by: bytes)
-        if state.logger.logLevel <= .info, let started {
+        if let accessLog = state.accessLog, let started {
             let elapsed = (ContinuousClock.now - started).components
             let ms = (Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds / 1_000_000_000_000) / 1000)
-            state.logger.info("\(method) \(path()) \(status) \(bytes) \(ms)ms")
+            accessLog.record(method: method.rawValue, path: path(), status: status, bytes: bytes, milliseconds: ms)
         }
     }
 

@@ -38,10 +38,13 @@ public struct RouteTilesServer: Sendable {
         )
     }
 
-    /// The services to run together: the application, for live routes the follower of the route store's
-    /// changes, and last (so that it is shut down first) the closer of the `/events` streams.
+    /// The services to run together: the access log's flusher, the application, for live routes the follower of
+    /// the route store's changes, and last (so that it is shut down first) the closer of the `/events` streams.
     public func services(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
-        var services: [any Service] = [application(onRunning: onRunning)]
+        // The access log's flusher first, so that it is shut down last, after the requests' lines are written.
+        var services: [any Service] = []
+        if let accessLog = state.accessLog { services.append(AccessLogFlusher(log: accessLog)) }
+        services.append(application(onRunning: onRunning))
         if case let .live(sync) = state.tiles.backend { services.append(StoreFollower(sync: sync)) }
         services.append(ChangeEventsCloser(events: state.events))
         return services

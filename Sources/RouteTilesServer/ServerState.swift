@@ -12,6 +12,8 @@ final class ServerState: Sendable {
     let expireLog: ExpireLog?
     /// The open `GET /events` streams.
     let events = ChangeEvents()
+    /// One line a request, buffered, when the log level is `info` or lower.
+    let accessLog: AccessLog?
     /// Of the last applications, how many of the tiles each invalidated were cached, by generation: the answer to
     /// a write reports it.
     private let cachedInvalidations = Mutex<[(generation: UInt64, cached: Int)]>([])
@@ -20,6 +22,7 @@ final class ServerState: Sendable {
         self.configuration = configuration
         self.name = name
         self.logger = logger
+        accessLog = logger.logLevel <= .info ? AccessLog(label: logger.label) : nil
         metrics = ServerMetrics()
         tiles = TileService(backend: backend, configuration: configuration, metrics: metrics)
         expireLog = try configuration.expireLogPath.map { try ExpireLog(path: $0) }

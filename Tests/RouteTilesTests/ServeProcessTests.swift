@@ -13,9 +13,11 @@ import Testing
         let base: String
         private let stderr = Pipe()
 
-        init(_ arguments: [String]) throws {
+        private(set) var printed = ""
+
+        init(_ arguments: [String], logLevel: String = "warning") throws {
             process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
-            process.arguments = ["serve", "--port", "0", "--log-level", "warning"] + arguments
+            process.arguments = ["serve", "--port", "0", "--log-level", logLevel] + arguments
             process.currentDirectoryURL = ExternalTool.packageRoot
             process.standardError = stderr
             process.standardOutput = FileHandle.nullDevice
@@ -34,6 +36,12 @@ import Testing
                 throw InputError(file: "serve", message: "no URL printed: \(text)")
             }
             base = String(text[range])
+            printed = text
+        }
+
+        /// Everything the server printed on standard error, once it has exited.
+        func standardError() -> String {
+            printed + String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         }
 
         /// Sends `signal` and waits (at most 30 s) for the exit status.
@@ -103,6 +111,29 @@ import Testing
         #expect(!serve.process.isRunning)
         serve.process.waitUntilExit()
         #expect(serve.process.terminationStatus == 0)
+    }
+
+    /// With the default log level, every request gets one access-log line, written off the request path and all
+    /// of them written out when the server stops: fast-path answers, misses and errors alike, in order.
+    @Test func theAccessLogHasALineForEveryRequest() async throws {
+        let serve = try ServeProcess(["Tiles/samples/paris-runs.geojson"], logLevel: "info")
+        let tile = WebMercator.tile(containing: Coordinate(longitude: 2.35, latitude: 48.86), zoom: 12)
+        let path = "/tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt"
+        var request = HTTPClientRequest(url: serve.base + path)
+        request.headers.add(name: "Accept-Encoding", value: "gzip")
+        for _ in 0..<3 {
+            let response = try await TestServer.client.execute(request, timeout: .seconds(60))
+            _ = try await response.body.collect(upTo: 1 << 20)
+            #expect(response.status == .ok)
+        }
+        #expect(try await get(serve.base + "/health").0 == 200)
+        #expect(try await get(serve.base + "/nothing-here").0 == 404)
+        #expect(serve.stop() == 0)
+        let lines = serve.standardError().split(separator: "\n").filter { $0.contains(" info routetiles: ") && !$0.contains("[") }
+        let requests = lines.map { $0.split(separator: " ").dropFirst(3).prefix(3).joined(separator: " ") }
+        #expect(requests == ["GET \(path) 200", "GET \(path) 200", "GET \(path) 200", "GET /health 200",
+                             "GET /nothing-here 404"], "\(lines)")
+        #expect(lines.allSatisfy { $0.hasSuffix("ms") && $0.first?.isNumber == true })
     }
 
     /// `serve` takes build's tiling options, and a tile it serves is the tile build writes with the same options.
