@@ -18,29 +18,7 @@ cd "$(dirname "$0")/../.."
 points=${1:-1000000}
 seconds=${2:-10}
 work=${3:-/dev/shm/routetiles-bench}
-mkdir -p "$work"
-input="$work/routes-$points.geojson"
-[ -f "$input" ] || python3 Benchmarks/scripts/generate_routes.py --points "$points" --out "$input"
-command -v nginx >/dev/null && command -v wrk >/dev/null || { echo "needs nginx and wrk: apt-get install nginx wrk" >&2; exit 1; }
-if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
-  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
-  bin=$PWD/.build-bench/release/routetiles
-fi
-pyramid="$work/serve-pyramid"
-[ -d "$pyramid" ] || $bin build "$input" -o "$pyramid" --quiet --maxzoom 14
-
-# The hot set: 1,000 z14 tiles of the pyramid, in a fixed order.
-(cd "$pyramid" && find 14 -name '*.mvt' | sort | awk 'NR <= 1000') > "$work/hot.txt"
-cat > "$work/hot.lua" <<'LUA'
-local paths = {}
-for line in io.lines(os.getenv("HOT_LIST")) do paths[#paths + 1] = "/tiles/" .. line end
-local i = 0
-request = function()
-  i = i % #paths + 1
-  return wrk.format("GET", paths[i], {["Accept-Encoding"] = "gzip"})
-end
-LUA
-export HOT_LIST="$work/hot.txt"
+. Benchmarks/scripts/hot_tiles.sh
 
 nginx_port=18081; serve_port=18082
 cat > "$work/nginx.conf" <<CONF

@@ -1,0 +1,30 @@
+# The set-up the cached-tile benchmarks share; sourced, not run, from the repository root, after `points` and
+# `work` are set:
+#
+#   . Benchmarks/scripts/hot_tiles.sh
+#
+# It makes the routes ($input, generate_routes.py), finds the binary ($bin: ROUTETILES_BIN, else the release build in
+# .build-bench), builds the pyramid ($pyramid, z0–14) once, and writes the hot set: 1,000 z14 tiles of the pyramid
+# in a fixed order ($work/hot.txt) and the wrk script that cycles through them with Accept-Encoding: gzip
+# ($work/hot.lua, which reads HOT_LIST). Needs nginx and wrk (Debian).
+mkdir -p "$work"
+input="$work/routes-$points.geojson"
+[ -f "$input" ] || python3 Benchmarks/scripts/generate_routes.py --points "$points" --out "$input"
+command -v nginx >/dev/null && command -v wrk >/dev/null || { echo "needs nginx and wrk: apt-get install nginx wrk" >&2; exit 1; }
+if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
+  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
+  bin=$PWD/.build-bench/release/routetiles
+fi
+pyramid="$work/serve-pyramid"
+[ -d "$pyramid" ] || $bin build "$input" -o "$pyramid" --quiet --maxzoom 14
+(cd "$pyramid" && find 14 -name '*.mvt' | sort | awk 'NR <= 1000') > "$work/hot.txt"
+cat > "$work/hot.lua" <<'LUA'
+local paths = {}
+for line in io.lines(os.getenv("HOT_LIST")) do paths[#paths + 1] = "/tiles/" .. line end
+local i = 0
+request = function()
+  i = i % #paths + 1
+  return wrk.format("GET", paths[i], {["Accept-Encoding"] = "gzip"})
+end
+LUA
+export HOT_LIST="$work/hot.txt"
