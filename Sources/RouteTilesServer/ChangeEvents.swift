@@ -49,8 +49,6 @@ final class ChangeEvents: Sendable {
         return stream
     }
 
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
-
     /// Sends `event` to every stream; ends those whose buffer is full.
     func publish(_ event: ChangeEvent) {
         let subscribers = state.withLock { $0.subscribers }

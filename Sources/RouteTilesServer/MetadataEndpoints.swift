@@ -60,6 +60,7 @@ extension RouteTilesResponder {
             state.metrics.storeApplied.record(status.applied)
             state.metrics.storeNewest.record(status.newest)
         }
+        if let accessLog = state.accessLog { state.metrics.accessLogDropped.record(accessLog.dropped) }
         return HTTPAnswers.bytes(state.metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 

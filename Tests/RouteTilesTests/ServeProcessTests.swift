@@ -128,11 +128,13 @@ import Testing
         }
         #expect(try await get(serve.base + "/health").0 == 200)
         #expect(try await get(serve.base + "/nothing-here").0 == 404)
+        let metrics = String(decoding: try await get(serve.base + "/metrics").1, as: UTF8.self)
+        #expect(metrics.contains("\nroutetiles_access_log_dropped_lines 0"), "no line dropped, and the gauge is there")
         #expect(serve.stop() == 0)
         let lines = serve.standardError().split(separator: "\n").filter { $0.contains(" info routetiles: ") && !$0.contains("[") }
         let requests = lines.map { $0.split(separator: " ").dropFirst(3).prefix(3).joined(separator: " ") }
         #expect(requests == ["GET \(path) 200", "GET \(path) 200", "GET \(path) 200", "GET /health 200",
-                             "GET /nothing-here 404"], "\(lines)")
+                             "GET /nothing-here 404", "GET /metrics 200"], "\(lines)")
         #expect(lines.allSatisfy { $0.hasSuffix("ms") && $0.first?.isNumber == true })
     }
 
