@@ -5,7 +5,8 @@ import RouteTiles
 extension RouteTilesResponder {
     /// `GET /`: the MapLibre viewer.
     func viewer() -> Response {
-        let html = ViewerPage.html(mapLibreURL: state.configuration.mapLibreURL, title: state.name)
+        let html = ViewerPage.html(mapLibreURL: state.configuration.mapLibreURL, title: state.name,
+                                   basemap: state.configuration.basemapStyleURL, live: state.tiles.backend.acceptsWrites)
         return HTTPAnswers.bytes(Array(html.utf8), contentType: "text/html; charset=utf-8",
                                  headers: [.cacheControl: "no-cache"])
     }

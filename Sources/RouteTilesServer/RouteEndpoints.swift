@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 import RouteTiles
 
-/// The live-route endpoints: `POST /routes`, `GET`/`PUT`/`DELETE /routes/{id}`, `POST /routes/{id}/points`.
+/// The live-route endpoints: `GET`/`POST /routes`, `GET`/`PUT`/`DELETE /routes/{id}`, `POST /routes/{id}/points`.
 extension RouteTilesResponder {
     func routes(_ request: Request, path: String) async -> Response {
         let rest = path.dropFirst("/routes".count).split(separator: "/", omittingEmptySubsequences: false).dropFirst()
@@ -12,11 +12,16 @@ extension RouteTilesResponder {
         guard rest.count <= 1 || isPoints, key.map({ !$0.isEmpty }) ?? true else {
             return HTTPAnswers.error(.notFound, "no such resource: \(path)")
         }
-        let allowed = key == nil ? "POST" : (isPoints ? "POST" : "GET, PUT, DELETE")
+        let allowed = key == nil ? "GET, POST" : (isPoints ? "POST" : "GET, PUT, DELETE")
         guard allowed.contains(request.method.rawValue) else { return notAllowed(allowed) }
         guard case let .live(sync) = state.tiles.backend else {
             return HTTPAnswers.error(.methodNotAllowed, "this server serves a finished tileset; routes cannot change",
                                      headers: [.allow: ""])
+        }
+        if request.method == .get, key == nil {
+            let ids = request.uri.queryParameters.getAll("id").flatMap { $0.split(separator: ",").map(String.init) }
+            let body = state.routeListing.body(of: sync, keys: ids.isEmpty ? nil : Set(ids))
+            return HTTPAnswers.bytes(body, contentType: "application/json", headers: [.cacheControl: "no-cache"])
         }
         if request.method == .get, let key {
             guard let route = sync.routes.route(key) else { return HTTPAnswers.error(.notFound, "no route \(key)") }

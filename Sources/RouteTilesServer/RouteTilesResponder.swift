@@ -75,6 +75,10 @@ public struct RouteTilesResponder: HTTPResponder {
         case "/", "/index.html": page = { viewer() }
         case "/tiles.json": page = { tileJSON(request) }
         case "/style.json": page = { style(request) }
+        case "/viewer.js": page = { HTTPAnswers.bytes(Array(ViewerScript.source.utf8), contentType: "text/javascript; charset=utf-8",
+                                                      headers: [.cacheControl: "no-cache"]) }
+        case "/viewer.css": page = { HTTPAnswers.bytes(Array(ViewerStylesheet.source.utf8), contentType: "text/css; charset=utf-8",
+                                                       headers: [.cacheControl: "no-cache"]) }
         case "/health": page = { health() }
         case "/metrics": page = { metricsText() }
         case "/favicon.ico": page = { HTTPAnswers.empty(.noContent, headers: [.cacheControl: "public, max-age=86400"]) }

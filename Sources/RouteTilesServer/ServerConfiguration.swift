@@ -21,6 +21,11 @@ public struct ServerConfiguration: Sendable {
     public var expireLogPath: String?
     /// Where MapLibre GL JS's `maplibre-gl.js` and `maplibre-gl.css` are loaded from.
     public var mapLibreURL = "https://unpkg.com/maplibre-gl@5.3.0/dist"
+    /// The MapLibre style the viewer draws under the routes; nil: the routes alone, on a plain background.
+    public var basemapStyleURL: String? = ServerConfiguration.defaultBasemap
+    /// OpenFreeMap's Positron: OpenStreetMap data in a light, muted style under which coloured routes stand out,
+    /// served with no key, account or request quota.
+    public static let defaultBasemap = "https://tiles.openfreemap.org/styles/positron"
     /// A folder served under `/assets/`.
     public var assetsDirectory: String?
     /// Tiles generated at once; more wait in a queue.

@@ -12,6 +12,8 @@ final class ServerState: Sendable {
     let expireLog: ExpireLog?
     /// The open `GET /events` streams.
     let events = ChangeEvents()
+    /// `GET /routes`, kept per generation.
+    let routeListing = RouteListing()
     /// One line a request, buffered, when the log level is `info` or lower.
     let accessLog: AccessLog?
     /// Of the last applications, how many of the tiles each invalidated were cached, by generation: the answer to

@@ -1,9 +1,18 @@
-/// The page at `/`: MapLibre GL JS showing the routes with the server's style, fitted to their bounds; clicking a
-/// route shows its properties. The map is kept in `window.map` so tools and tests can ask it what it rendered.
+import Foundation
+
+/// The page at `/`: the routes over a basemap in MapLibre GL JS, a list of the routes, live updates from
+/// `/events`, and playback along a route. The markup is here; the behaviour is `/viewer.js` (`ViewerScript`) and
+/// the look `/viewer.css` (`ViewerStylesheet`).
+///
+/// What the page needs from the server arrives in a JSON block (`#routetiles-config`): the basemap's style URL (or
+/// null) and whether the routes can change (the list, `/events` and playback need a live server).
 enum ViewerPage {
-    static func html(mapLibreURL: String, title: String) -> String {
+    static func html(mapLibreURL: String, title: String, basemap: String?, live: Bool) -> String {
         var base = mapLibreURL
         while base.hasSuffix("/") { base.removeLast() }
+        let config: [String: Any] = ["title": title, "basemap": basemap.map { $0 as Any } ?? NSNull(), "live": live]
+        let json = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys, .withoutEscapingSlashes]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return """
         <!doctype html>
         <html lang="en">
@@ -12,47 +21,40 @@ enum ViewerPage {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>\(escape(title)) · RouteTiles</title>
         <link rel="stylesheet" href="\(escape(base))/maplibre-gl.css">
+        <link rel="stylesheet" href="viewer.css">
         <script src="\(escape(base))/maplibre-gl.js"></script>
-        <style>
-          html, body, #map { margin: 0; height: 100%; }
-          .props { font: 12px/1.4 system-ui, sans-serif; border-collapse: collapse; }
-          .props td { padding: 1px 6px; border-bottom: 1px solid #e2e8f0; vertical-align: top; }
-          .props td:first-child { color: #475569; }
-        </style>
+        <script type="application/json" id="routetiles-config">\(scriptSafe(json))</script>
         </head>
         <body>
-        <div id="map"></div>
-        <script>
-          (async function () {
-            const tilejson = await (await fetch('tiles.json')).json();
-            const map = new maplibregl.Map({ container: 'map', style: 'style.json', attributionControl: false });
-            window.map = map;
-            window.tileErrors = [];
-            map.on('error', (e) => { window.tileErrors.push(String((e && e.error && e.error.message) || e)); });
-            map.addControl(new maplibregl.NavigationControl());
-            const b = tilejson.bounds;
-            if (b && b.length === 4 && b[0] <= b[2]) {
-              map.fitBounds([[b[0], b[1]], [b[2], b[3]]], { padding: 40, animate: false, maxZoom: tilejson.maxzoom });
-            }
-            const clickable = () => map.getStyle().layers.filter((l) => l.id.endsWith('-line') || l.id.endsWith('-points')).map((l) => l.id);
-            map.on('click', (e) => {
-              const features = map.queryRenderedFeatures(e.point, { layers: clickable() });
-              if (!features.length) return;
-              const table = document.createElement('table');
-              table.className = 'props';
-              const f = features[0];
-              const rows = [['layer', f.sourceLayer], ['id', f.id]].concat(Object.entries(f.properties));
-              for (const [k, v] of rows) {
-                const tr = table.insertRow();
-                tr.insertCell().textContent = k;
-                tr.insertCell().textContent = String(v);
-              }
-              new maplibregl.Popup().setLngLat(e.lngLat).setDOMContent(table).addTo(map);
-            });
-            map.on('mouseenter', 'routes-line', () => { map.getCanvas().style.cursor = 'pointer'; });
-            map.on('mouseleave', 'routes-line', () => { map.getCanvas().style.cursor = ''; });
-          })();
-        </script>
+        <div id="app">
+          <aside id="panel">
+            <header>
+              <h1>\(escape(title))</h1>
+              <span id="status" class="status" title="updates from /events"></span>
+            </header>
+            <input id="filter" type="search" placeholder="Filter routes by name or id" autocomplete="off" spellcheck="false">
+            <div id="count" class="count"></div>
+            <div id="list" role="listbox" aria-label="Routes"><div id="list-rows"></div></div>
+            <section id="details" hidden>
+              <h2 id="details-name"></h2>
+              <div id="details-meta" class="meta"></div>
+              <div class="playback">
+                <button id="play" type="button">Play</button>
+                <label>Speed <select id="speed">
+                  <option value="1">1×</option><option value="10">10×</option><option value="60" selected>60×</option>
+                  <option value="600">600×</option><option value="3600">3600×</option>
+                </select></label>
+                <input id="position" type="range" min="0" max="1000" value="0" step="1" aria-label="Position along the route">
+                <div id="position-label" class="meta"></div>
+              </div>
+              <ol id="steps"></ol>
+            </section>
+            <label class="toggle"><input type="checkbox" id="over-labels"> Routes over the basemap's labels</label>
+            <div id="notice" class="notice" hidden></div>
+          </aside>
+          <div id="map"></div>
+        </div>
+        <script src="viewer.js"></script>
         </body>
         </html>
 
@@ -62,5 +64,10 @@ enum ViewerPage {
     static func escape(_ s: String) -> String {
         s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    /// JSON that cannot end the `<script>` element it sits in.
+    static func scriptSafe(_ json: String) -> String {
+        json.replacingOccurrences(of: "<", with: "\\u003c")
     }
 }

@@ -74,6 +74,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where the viewer loads maplibre-gl.js and maplibre-gl.css from.")
     var maplibreUrl = "https://unpkg.com/maplibre-gl@5.3.0/dist"
 
+    @Option(help: ArgumentHelp("The MapLibre style the viewer draws under the routes, or 'none' for the routes alone.",
+                               discussion: "A URL (http://, https://) or a path on this server (/assets/style.json). "
+                                   + "The default, OpenFreeMap's Positron, needs no key.",
+                               valueName: "url|none"))
+    var basemap = ServerConfiguration.defaultBasemap
+
     @Option(help: "Serve this folder's files under /assets/ (e.g. with --maplibre-url /assets, offline).", completion: .directory)
     var assets: String?
 
@@ -100,6 +106,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if queueLimit < 0 { throw ValidationError("--queue-limit must not be negative") }
         if Logger.Level(rawValue: logLevel) == nil { throw ValidationError("unknown --log-level '\(logLevel)'") }
+        if basemap != "none", !["http://", "https://", "/"].contains(where: basemap.hasPrefix) {
+            throw ValidationError("--basemap takes a style URL (http://…, https://…), a path on this server (/assets/…) or 'none'; got '\(basemap)'")
+        }
         if let writeToken, writeToken.count < 8 { throw ValidationError("--write-token must be at least 8 characters") }
     }
 
@@ -117,6 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
         c.writeToken = writeToken
         c.expireLogPath = expireLog
         c.mapLibreURL = maplibreUrl
+        c.basemapStyleURL = basemap == "none" ? nil : basemap
         c.assetsDirectory = assets
         c.generationConcurrency = concurrency ?? ProcessInfo.processInfo.activeProcessorCount
         c.generationQueueLimit = queueLimit

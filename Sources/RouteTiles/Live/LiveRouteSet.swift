@@ -80,6 +80,15 @@ public final class LiveRouteSet: Sendable {
     /// The key of every route, in feature order.
     public var keys: [String] { state.withLock { $0.order } }
 
+    /// Every route with its key, in feature order, and the generation they make up: read at one moment.
+    public var keyedRoutes: (generation: UInt64, routes: [(key: String, route: Route)]) {
+        state.withLock { state in
+            let routes = state.order.compactMap { key in state.entries[key].map { (key: key, route: $0.route) } }
+            // Snapshots are published under this lock, so the generation read here is that of these routes.
+            return (current.withLock { $0.generation }, routes)
+        }
+    }
+
     /// The route stored under `key`.
     public func route(_ key: String) -> Route? { state.withLock { $0.entries[key]?.route } }
 

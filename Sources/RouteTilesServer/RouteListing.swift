@@ -1,0 +1,128 @@
+import Foundation
+import RouteTiles
+import Synchronization
+
+/// `GET /routes`: the routes of a live server as the viewer's list shows them, in feature order.
+///
+/// Each entry has the route's key (`id`), its feature id in the tiles (`fid`, for `feature-state`), its layer, its
+/// kind, what `RouteSummary` tells (`name`, `length_m`, `duration_s`, `bbox`, `points`) and its `color` property.
+/// The steps and maneuvers of a directions route are not entries of their own: they are listed, merged by their
+/// `index`, in the `steps` of the route they were read with: the directions readers write a route's steps and
+/// maneuvers just before it, so that is the nearest later route of the list with a `provider` property and the same
+/// `route_index`.
+///
+/// Summaries are kept per route version, so a listing after a change measures only the routes that changed; the
+/// encoded listing is kept for the generation it shows.
+final class RouteListing: Sendable {
+    private struct Cached {
+        var generation: UInt64
+        var body: [UInt8]
+    }
+
+    private let summaries = Mutex<[String: (version: Int64, summary: RouteSummary)]>([:])
+    private let cached = Mutex<Cached?>(nil)
+
+    static let stepLayers: Set<String> = [DirectionsReader.stepsLayer, DirectionsReader.maneuversLayer]
+
+    /// The listing as JSON: `{"generation": g, "routes": [...]}`; only the entries of `keys` (and of the routes
+    /// whose steps are among them) when it is given.
+    func body(of sync: LiveRouteSync, keys: Set<String>?) -> [UInt8] {
+        let (generation, routes) = sync.routes.keyedRoutes
+        if keys == nil, let cached = cached.withLock({ $0 }), cached.generation == generation { return cached.body }
+        let entries = self.entries(of: routes, sync: sync, keys: keys)
+        let object: [String: Any] = ["generation": generation, "routes": entries]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let body = Array(data) + [0x0a]
+        if keys == nil { cached.withLock { $0 = Cached(generation: generation, body: body) } }
+        return body
+    }
+
+    private func entries(of routes: [(key: String, route: Route)], sync: LiveRouteSync, keys: Set<String>?) -> [[String: Any]] {
+        let defaultLayer = sync.routes.options.layerName
+        // The readers write each route's steps and maneuvers just before the route: a step's route is the nearest
+        // later directions route with its `route_index`. Found walking backwards.
+        var parentOf: [Int: String] = [:]
+        var nextDirections: [Int64: String] = [:]
+        for (position, (key, route)) in routes.enumerated().reversed() {
+            guard let routeIndex = Self.integer(route.properties, "route_index") else { continue }
+            if Self.stepLayers.contains(route.layer ?? defaultLayer) {
+                if let parent = nextDirections[routeIndex], Self.integer(route.properties, "index") != nil {
+                    parentOf[position] = parent
+                }
+            } else if route.properties.contains(where: { $0.key == "provider" }) {
+                nextDirections[routeIndex] = key
+            }
+        }
+        var entries: [[String: Any]] = []
+        var entryIndex: [String: Int] = [:]
+        var steps: [String: [Int64: [String: Any]]] = [:]
+        var stepKeys: [String: [String]] = [:]
+        var fresh: [String: (version: Int64, summary: RouteSummary)] = [:]
+        let known = summaries.withLock { $0 }
+        for (position, (key, route)) in routes.enumerated() {
+            if let parent = parentOf[position], let index = Self.integer(route.properties, "index") {
+                var step = steps[parent]?[index] ?? ["index": index]
+                Self.merge(route, into: &step)
+                steps[parent, default: [:]][index] = step
+                stepKeys[parent, default: []].append(key)
+                continue
+            }
+            let version = sync.version(of: key)
+            let summary: RouteSummary
+            if let version, let memo = known[key], memo.version == version {
+                summary = memo.summary
+            } else {
+                summary = RouteSummary(of: route)
+            }
+            if let version { fresh[key] = (version, summary) }
+            var entry: [String: Any] = [
+                "id": key, "fid": ProjectedRouteSet.featureID(for: route.id, index: 0), "layer": route.layer ?? defaultLayer,
+                "kind": route.kind == .point ? "point" : "line",
+                "length_m": (summary.lengthMetres * 10).rounded() / 10, "points": summary.pointCount,
+            ]
+            if let name = summary.name { entry["name"] = name }
+            if let duration = summary.durationSeconds { entry["duration_s"] = duration }
+            if let bounds = summary.bounds { entry["bbox"] = bounds.map { ($0 * 1e6).rounded() / 1e6 } }
+            if let colour = route.properties.first(where: { $0.key == "color" }), case let .string(s) = colour.value {
+                entry["color"] = s
+            }
+            entryIndex[key] = entries.count
+            entries.append(entry)
+        }
+        summaries.withLock { $0 = fresh }
+        for (parent, byIndex) in steps {
+            guard let at = entryIndex[parent] else { continue }
+            entries[at]["steps"] = byIndex.keys.sorted().compactMap { byIndex[$0] }
+        }
+        guard let keys else { return entries }
+        var wanted = Set(keys.compactMap { entryIndex[$0] })
+        for (parent, members) in stepKeys where members.contains(where: keys.contains) {
+            if let at = entryIndex[parent] { wanted.insert(at) }
+        }
+        return wanted.sorted().map { entries[$0] }
+    }
+
+    /// Adds what a step line or a maneuver point tells of a step.
+    private static func merge(_ route: Route, into step: inout [String: Any]) {
+        for property in route.properties where ["instruction", "name", "distance_m", "duration_s", "type", "modifier", "bearing"].contains(property.key) {
+            step[property.key] = RouteGeoJSON.json(property.value)
+        }
+        if route.kind == .point, let position = route.parts.first?.first {
+            step["location"] = [position.longitude, position.latitude]
+        } else if let bounds = RouteSummary(of: route).bounds {
+            step["bbox"] = bounds
+            if step["location"] == nil, let first = route.parts.first?.first {
+                step["location"] = [first.longitude, first.latitude]
+            }
+        }
+    }
+
+    private static func integer(_ properties: [Property], _ key: String) -> Int64? {
+        switch properties.first(where: { $0.key == key })?.value {
+        case let .int(i)?: return i
+        case let .uint(u)?: return Int64(exactly: u)
+        case let .double(d)?: return Int64(exactly: d)
+        default: return nil
+        }
+    }
+}
