@@ -140,7 +140,7 @@ import Testing
 
             let page = try await server.get("/")
             #expect(page.status == 200 && page.header("Content-Type")?.hasPrefix("text/html") == true)
-            #expect(page.text.contains("/assets/maplibre-gl.js") && page.text.contains("window.map"))
+            #expect(page.text.contains("/assets/maplibre-gl.js") && page.text.contains("viewer.js"))
 
             let health = try await server.get("/health").json
             #expect(health["status"] as? String == "ok" && health["routes"] as? Int == routes.count)
