@@ -178,6 +178,29 @@ import Testing
         #expect(basemap.stop() == 0)
     }
 
+    /// The page stays open while the server restarts over its SQLite store and a route is loaded meanwhile: the
+    /// EventSource reconnects with Last-Event-ID, gets a `resync` naming the route, and shows it.
+    @Test(.enabled(if: ExternalTool.required(browserAvailable), "needs chromium, chromedriver, selenium, pillow, maplibre"))
+    func theViewerCatchesUpAfterTheServerRestarts() async throws {
+        let assets = try #require(Self.mapLibreFolder)
+        let folder = try TemporaryFolder()
+        let run = try await ExternalTool.runDetached("/usr/bin/env", ["python3", Self.script + "viewer_reconnect_check.py",
+                                                                      ExternalTool.routetiles, assets, folder.path("")],
+                                                     timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try Self.report(run)
+        #expect((report["before"] as? [String: Any])?["routes"] as? Int == 5, "\(report)")
+        #expect(report["stopStatus"] as? Int == 0 && report["finalStopStatus"] as? Int == 0)
+        #expect(report["statusWhileDown"] as? String == "reconnecting", "\(report)")
+        #expect(report["inList"] as? Bool == true && report["onMap"] as? Bool == true, "\(report)")
+        let events = report["events"] as? [[String: Any]] ?? []
+        #expect(events.map { $0["type"] as? String ?? "" } == ["hello", "resync"], "\(events)")
+        let after = report["after"] as? [String: Any] ?? [:]
+        #expect(after["routes"] as? Int == 6 && after["status"] as? String == "live", "\(after)")
+        #expect((after["eventId"] as? Int ?? 0) > ((report["before"] as? [String: Any])?["eventId"] as? Int ?? 0))
+        #expect((report["mapErrors"] as? [Any])?.isEmpty == true, "\(report)")
+    }
+
     @Test(.enabled(if: ExternalTool.required(browserAvailable), "needs chromium, chromedriver, selenium, pillow, maplibre"))
     func theListStaysUsableWithTenThousandRoutes() async throws {
         let assets = try #require(Self.mapLibreFolder)
