@@ -19,7 +19,7 @@ extension RouteTilesResponder {
                                      headers: [.allow: ""])
         }
         if request.method == .get, key == nil {
-            let ids = request.uri.queryParameters.getAll("id").flatMap { $0.split(separator: ",").map(String.init) }
+            let ids = request.uri.queryParameters.getAll("id").map { String($0) }
             let body = state.routeListing.body(of: sync, keys: ids.isEmpty ? nil : Set(ids))
             return HTTPAnswers.bytes(body, contentType: "application/json", headers: [.cacheControl: "no-cache"])
         }

@@ -60,6 +60,11 @@ import Testing
             let entries = try #require(some["routes"] as? [[String: Any]])
             #expect(entries.count == 1 && entries.first?["points"] as? Int == 3, "\(entries)")
             #expect(abs((entries.first?["length_m"] as? Double ?? 0) - 2 * 760) < 10, "two 0.01° steps at 47° N: \(entries)")
+            let spaced = #"{"type":"Feature","id":"trip 7,b","properties":{},"geometry":{"type":"LineString","coordinates":[[8,47],[8,47.01]]}}"#
+            #expect(try await server.request(.POST, "/routes", headers: auth, body: Array(spaced.utf8)).status == 201)
+            let encoded = try await server.get("/routes?id=trip%207%2Cb").json["routes"] as? [[String: Any]]
+            #expect(encoded?.map { $0["id"] as? String } == ["trip 7,b"], "ids are percent-decoded, one id each")
+            #expect(try await server.request(.DELETE, "/routes/trip%207%2Cb", headers: auth).status == 200)
             #expect(try await server.request(.DELETE, "/routes/track", headers: auth).status == 200)
             #expect((try await server.get("/routes?id=track").json["routes"] as? [Any])?.isEmpty == true)
             #expect((try await server.get("/routes").json["routes"] as? [Any])?.count == 2)
