@@ -70,7 +70,9 @@ enum ViewerScript {
       function placeRouteLayers() {
         const before = $('over-labels').checked ? undefined : labelLayer();
         for (const id of viewer.routeLayers) if (map.getLayer(id)) map.moveLayer(id, before);
-        if (map.getLayer('routetiles-travelled')) map.moveLayer('routetiles-travelled', before);
+        for (const id of ['routetiles-selected-casing', 'routetiles-selected-line', 'routetiles-travelled']) {
+          if (map.getLayer(id)) map.moveLayer(id, before);
+        }
       }
 
       async function addRouteLayers() {
@@ -229,9 +231,20 @@ enum ViewerScript {
 
       // MARK: Selection
 
+      // The selected route is highlighted through feature-state, and drawn again over the other routes (a copy of
+      // its layer's casing and line, filtered to its feature id), so that no route later in the list covers it.
       function setSelected(entry, on) {
         if (!entry || !map.getSource(viewer.source)) return;
         map.setFeatureState({ source: viewer.source, sourceLayer: entry.layer, id: entry.fid }, { selected: on });
+        for (const part of ['casing', 'line']) {
+          const id = 'routetiles-selected-' + part;
+          if (map.getLayer(id)) map.removeLayer(id);
+          const base = map.getStyle().layers.find((l) => viewer.routeLayers.includes(l.id) && l['source-layer'] === entry.layer
+            && l.id.endsWith('-' + part));
+          if (!on || !base) continue;
+          map.addLayer(Object.assign({}, base, { id, filter: ['==', ['id'], entry.fid] }));
+        }
+        placeRouteLayers();
       }
 
       function select(entry, options = {}) {

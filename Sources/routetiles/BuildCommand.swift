@@ -47,11 +47,21 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(help: "Worker threads. Default: one per core.")
     var threads: Int?
 
+    @Option(help: ArgumentHelp("Memory the build keeps resident, in MB.",
+                               discussion: "The points' columns live in temporary files; past this, their pages are "
+                                   + "given back to the page cache and read again when needed. Indexes and route "
+                                   + "properties stay in memory."))
+    var memoryMb = 256
+
+    @Option(help: "Folder of the build's temporary files. Default: $TMPDIR, else /tmp.", completion: .directory)
+    var tempDir: String?
+
     @Flag(name: .shortAndLong, help: "No progress and no summary.")
     var quiet = false
 
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if memoryMb < 32 { throw ValidationError("--memory-mb must be at least 32") }
         if outputFormat != nil && store != nil { throw ValidationError("give --output-format once (--store is its former name)") }
         if let kind = outputFormat ?? store, TileStoreFormat(rawValue: kind.lowercased()) == nil {
             throw ValidationError("unknown --output-format '\(kind)'; known: "
@@ -67,12 +77,31 @@ struct BuildCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let space: SpillSpace
+        do {
+            space = try SpillSpace(directory: tempDir ?? SpillSpace.systemDirectory, budget: memoryMb << 20)
+        } catch {
+            throw failure("error: \(error) (--temp-dir)")
+        }
+        space.startWatching()
+        defer { space.stopWatching() }
+        try await SpillSpace.$current.withValue(space) { try await build() }
+    }
+
+    private func build() async throws {
         let started = Date()
         let terminal = Terminal(quiet: quiet)
-        // The parsed routes live only until they are projected: the tiler keeps its own packed copy.
-        let routes = try await RouteInputs.read(inputs, format: reading.inputFormat, options: reading.readOptions,
-                                          terminal: terminal)
-        let tiler = RouteTiler(routes: routes, options: tiling.tilingOptions)
+        // Each route is projected as it is read and then dropped: the tiler keeps only its packed columns.
+        let options = tiling.tilingOptions
+        var projected = ProjectedRouteSet()
+        var index = 0
+        try await RouteInputs.forEachRoute(inputs, format: reading.inputFormat, options: reading.readOptions,
+                                           terminal: terminal) { route in
+            projected.add(route, index: index, geodesicTolerance: options.geodesicTolerance)
+            index += 1
+        }
+        let tiler = RouteTiler(projected: projected, options: options)
+        projected = ProjectedRouteSet()
         let outputPath = output ?? "Tiles/build/" + Self.defaultName(for: inputs[0])
         let destination = URL(fileURLWithPath: outputPath)
         let store: any TileStore

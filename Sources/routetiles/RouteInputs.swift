@@ -15,17 +15,54 @@ enum RouteInputs {
                 throw failure("error: \(error)")
             }
         }
-        if !all.skippedGeometries.isEmpty {
-            let list = all.skippedGeometries.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
-            terminal.note("skipped what makes no line (other geometries, too few points): " + list.joined(separator: ", "))
-        }
-        if !all.invalid.isEmpty {
-            terminal.note("skipped \(all.invalid.count) invalid route(s) (--skip-invalid); the first: \(all.invalid[0])")
-        }
+        note(skipped: all.skippedGeometries, invalid: all.invalid, terminal: terminal)
         guard !all.routes.isEmpty else {
             throw failure("error: no routes in " + inputs.joined(separator: ", "))
         }
         return all.routes
+    }
+
+    /// Hands `body` every route of `inputs` in order, file by file and, for GeoJSON, in batches as the features are
+    /// read (`RouteReader.forEachPiece`), so that the routes need not all be in memory at once. Prints the same notes
+    /// and errors as `read`; the number of routes handed over.
+    @discardableResult
+    static func forEachRoute(_ inputs: [String], format: InputFormat?, options: ReadOptions, terminal: Terminal,
+                             _ body: (Route) throws -> Void) async throws -> Int {
+        var skipped: [String: Int] = [:]
+        var invalid: [InputError] = []
+        var count = 0
+        for input in inputs {
+            if RouteStores.isStore(input) {
+                for route in try await readStore(input, skipInvalid: options.skipInvalid, terminal: terminal) {
+                    try body(route)
+                    count += 1
+                }
+                continue
+            }
+            do {
+                try RouteReader.forEachPiece(path: input, format: format, options: options) { piece in
+                    skipped.merge(piece.skippedGeometries, uniquingKeysWith: +)
+                    invalid.append(contentsOf: piece.invalid)
+                    for route in piece.routes { try body(route) }
+                    count += piece.routes.count
+                }
+            } catch {
+                throw failure("error: \(error)")
+            }
+        }
+        note(skipped: skipped, invalid: invalid, terminal: terminal)
+        guard count > 0 else { throw failure("error: no routes in " + inputs.joined(separator: ", ")) }
+        return count
+    }
+
+    static func note(skipped: [String: Int], invalid: [InputError], terminal: Terminal) {
+        if !skipped.isEmpty {
+            let list = skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+            terminal.note("skipped what makes no line (other geometries, too few points): " + list.joined(separator: ", "))
+        }
+        if !invalid.isEmpty {
+            terminal.note("skipped \(invalid.count) invalid route(s) (--skip-invalid); the first: \(invalid[0])")
+        }
     }
 
     /// The routes of a store, in their order; a row that makes no route stops the command unless --skip-invalid.

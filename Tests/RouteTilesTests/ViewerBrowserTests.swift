@@ -133,6 +133,9 @@ import Testing
         #expect((row["renderedState"] as? [String: Any])?["selected"] as? Bool == true, "\(row)")
         #expect(row["rowSelected"] as? Bool == true)
         #expect(row["details"] as? String == "Morning run 2")
+        // The Paris runs' feature ids are their numeric ids.
+        #expect(row["onTop"] as? [String] == [row["selected"] as? String ?? "?"], "the selected route alone, drawn over the others: \(row)")
+        #expect(row["topIsLast"] as? Bool == true, "\(row)")
         let click = try #require(report["mapClick"] as? [String: Any])
         #expect(click["point"] is [Double], "a point of the route to click: \(click)")
         #expect(click["selected"] as? String == click["expected"] as? String, "\(click)")

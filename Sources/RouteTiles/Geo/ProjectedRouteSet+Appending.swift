@@ -14,7 +14,7 @@ extension ProjectedRouteSet {
         var offset = ((unwrappedLongitude - previous.longitude) / 360).rounded() * 360
         var last = Coordinate(longitude: previous.longitude + offset, latitude: previous.latitude)
         var travelled = distances[lastVertex]
-        var south = geographicBounds?.south ?? .infinity, north = geographicBounds?.north ?? -.infinity
+        var south = self.south, north = self.north
         for point in points {
             offset = AntimeridianUnwrap.nextOffset(offset, longitude: point.longitude, after: last.longitude)
             let c = Coordinate(longitude: point.longitude + offset, latitude: point.latitude)
@@ -31,6 +31,8 @@ extension ProjectedRouteSet {
         set.lineStarts[line + 1] = set.xs.count
         info.lengthMetres = travelled
         set.routes[set.routes.count - 1] = info
+        set.south = south
+        set.north = north
         set.geographicBounds = Self.geographicBounds(of: set.bounds, south: south, north: north)
         return set
     }

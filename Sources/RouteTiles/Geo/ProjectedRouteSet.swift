@@ -50,44 +50,52 @@ public struct ProjectedRouteSet: Sendable {
         xs.reserveCapacity(total)
         ys.reserveCapacity(total)
         distances.reserveCapacity(total)
-        var south = Double.infinity, north = -Double.infinity
         for (index, route) in input.enumerated() {
-            let firstLine = lineRoute.count
-            var travelled = 0.0
-            let isPoint = route.kind == .point
-            for part in route.parts where isPoint ? part.count >= 1 : part.count >= 2 {
-                let line = isPoint ? [part[0], part[0]]
-                    : AntimeridianUnwrap.unwrapped(route.geodesic ? GeodesicDensifier.densified(part, tolerance: geodesicTolerance) : part)
-                var previous = line[0]
-                for c in line {
-                    travelled += GeodesicDistance.metres(previous, c)
-                    previous = c
-                    let p = WebMercator.project(c)
-                    xs.append(p.x)
-                    ys.append(p.y)
-                    distances.append(travelled)
-                    bounds.formUnion(p)
-                    south = min(south, c.latitude)
-                    north = max(north, c.latitude)
-                }
-                lineStarts.append(xs.count)
-                lineRoute.append(Int32(truncatingIfNeeded: routes.count))
-            }
-            let lineCount = lineRoute.count - firstLine
-            guard lineCount > 0 else { continue }
-            var layer = 0
-            if let name = route.layer {
-                if let known = layers.firstIndex(of: name) {
-                    layer = known
-                } else {
-                    layer = layers.count
-                    layers.append(name)
-                }
-            }
-            routes.append(RouteInfo(featureID: Self.featureID(for: route.id, index: index),
-                                    properties: route.properties, lengthMetres: travelled,
-                                    firstLine: firstLine, lineCount: lineCount, layer: layer, isPoint: isPoint))
+            add(route, index: index, geodesicTolerance: geodesicTolerance)
         }
+    }
+
+    /// The southern and northern extremes of the positions added, for `geographicBounds`.
+    var south = Double.infinity, north = -Double.infinity
+
+    /// Projects one more route, the `index`th of the input (its feature id when it has no id of its own), as
+    /// `init(routes:geodesicTolerance:)` does for each: a set built route by route is the same as one built at once.
+    public mutating func add(_ route: Route, index: Int, geodesicTolerance: Double = GeodesicDensifier.defaultTolerance) {
+        let firstLine = lineRoute.count
+        var travelled = 0.0
+        let isPoint = route.kind == .point
+        for part in route.parts where isPoint ? part.count >= 1 : part.count >= 2 {
+            let line = isPoint ? [part[0], part[0]]
+                : AntimeridianUnwrap.unwrapped(route.geodesic ? GeodesicDensifier.densified(part, tolerance: geodesicTolerance) : part)
+            var previous = line[0]
+            for c in line {
+                travelled += GeodesicDistance.metres(previous, c)
+                previous = c
+                let p = WebMercator.project(c)
+                xs.append(p.x)
+                ys.append(p.y)
+                distances.append(travelled)
+                bounds.formUnion(p)
+                south = min(south, c.latitude)
+                north = max(north, c.latitude)
+            }
+            lineStarts.append(xs.count)
+            lineRoute.append(Int32(truncatingIfNeeded: routes.count))
+        }
+        let lineCount = lineRoute.count - firstLine
+        guard lineCount > 0 else { return }
+        var layer = 0
+        if let name = route.layer {
+            if let known = layers.firstIndex(of: name) {
+                layer = known
+            } else {
+                layer = layers.count
+                layers.append(name)
+            }
+        }
+        routes.append(RouteInfo(featureID: Self.featureID(for: route.id, index: index),
+                                properties: route.properties, lengthMetres: travelled,
+                                firstLine: firstLine, lineCount: lineCount, layer: layer, isPoint: isPoint))
         geographicBounds = Self.geographicBounds(of: bounds, south: south, north: north)
     }
 

@@ -18,6 +18,25 @@ public enum GeoJSONReader {
             }
         }
     }
+
+    /// Reads `bytes` as `read` does, handing `body` the routes in batches of about `batchPoints` positions as the
+    /// features are read, when the document says it is a FeatureCollection before its `features` (the usual order);
+    /// otherwise in one batch at the end. Counts of skipped and invalid features come with the batch they fell in.
+    /// A syntax error further on still throws, after the batches before it were handed over.
+    public static func forEachBatch(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ReadOptions,
+                                    batchPoints: Int = 1 << 16, _ body: (ReadResult) throws -> Void) throws {
+        try withoutActuallyEscaping(body) { body in
+            var reader = GeoJSONDocumentReader(bytes: bytes, file: file, options: options)
+            reader.batch = (batchPoints, body)
+            let rest: ReadResult
+            do {
+                rest = try reader.read()
+            } catch let error as JSONSyntaxError {
+                throw error.inputError(file: file, in: bytes)
+            }
+            try body(rest)
+        }
+    }
 }
 
 /// One pass over a GeoJSON document. The top-level object's members may come in any order, so everything a
@@ -26,6 +45,8 @@ private struct GeoJSONDocumentReader {
     var scanner: JSONScanner
     let file: String
     let options: ReadOptions
+    /// Where a FeatureCollection's routes go as they are read, every `points` positions (see `forEachBatch`).
+    var batch: (points: Int, body: (ReadResult) throws -> Void)?
 
     init(bytes: UnsafeBufferPointer<UInt8>, file: String, options: ReadOptions) {
         scanner = JSONScanner(bytes: bytes)
@@ -100,6 +121,7 @@ private struct GeoJSONDocumentReader {
         let failFast = top.type == "FeatureCollection" && !options.skipInvalid
         var array = try scanner.enterArray()
         var index = 0
+        var pending = 0
         while try scanner.nextElement(in: &array) {
             let feature = try scanner.readFeature()
             let outcome = feature.outcome(origin: "\(file) feature \(index)")
@@ -108,6 +130,14 @@ private struct GeoJSONDocumentReader {
             }
             record(outcome, index: index, in: &top.collection)
             index += 1
+            if let batch, top.type == "FeatureCollection", case .route(let route) = outcome {
+                pending += route.pointCount
+                if pending >= batch.points {
+                    try batch.body(top.collection)
+                    top.collection = ReadResult()
+                    pending = 0
+                }
+            }
         }
     }
 

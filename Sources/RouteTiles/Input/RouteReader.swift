@@ -71,14 +71,27 @@ public enum RouteReader {
         return try read(bytes: try FileBytes.contents(atPath: path), name: path, format: format, options: options)
     }
 
-    /// Reads the file at `path` as `read(path:format:options:)` does, handing `body` the routes in pieces: one per
-    /// record for GeoJSON sequences and NDJSON (so that memory stays bounded when `body` keeps nothing), one for
-    /// the whole file otherwise.
+    /// Reads the file at `path` as `read(path:format:options:)` does, handing `body` the routes in pieces, so that
+    /// memory stays bounded when `body` keeps nothing: one per record for GeoJSON sequences and NDJSON; batches of
+    /// about 65,536 positions for a GeoJSON FeatureCollection in a `.geojson` file (or read with `format` geojson),
+    /// which is mapped into memory rather than read (see `MappedFile`); one for the whole file otherwise.
     public static func forEachPiece(path: String, format: InputFormat? = nil, options: ReadOptions = ReadOptions(),
                                     _ body: (ReadResult) throws -> Void) throws {
         let detected = try format ?? InputFormat.detect(path: path, bytes: ChunkedInput.head(ofPath: path))
         if detected == .geojsonseq {
             try GeoJSONSeqReader.forEachRecord(path: path, options: options, body)
+        } else if detected == .geojson, format == .geojson || path.lowercased().hasSuffix(".geojson") {
+            guard let mapped = try MappedFile(path: path),
+                  mapped.bytes.contains(where: { !InputFormat.isSpace($0) }) else {
+                throw InputError(file: path, message: "file is empty")
+            }
+            try GeoJSONReader.forEachBatch(mapped.bytes, file: path, options: options) { piece in
+                var piece = piece
+                if options.geodesic {
+                    for i in piece.routes.indices { piece.routes[i].geodesic = true }
+                }
+                try body(piece)
+            }
         } else {
             try body(read(path: path, format: format, options: options))
         }

@@ -20,14 +20,29 @@ public struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
         /// How many slots hold values: a view of exactly this many may append in place.
         let written: Atomic<Int>
 
+        /// Where the values live when a `SpillSpace` holds them.
+        private let spill: (space: SpillSpace, id: Int)?
+
         init(capacity: Int) {
             self.capacity = Swift.max(capacity, 16)
-            values = .allocate(capacity: self.capacity)
             written = Atomic(0)
+            let bytes = self.capacity * MemoryLayout<Element>.stride
+            if bytes >= SpillSpace.minimumBytes, let space = SpillSpace.current,
+               let region = space.allocate(bytes: bytes) {
+                values = region.pointer.bindMemory(to: Element.self, capacity: self.capacity)
+                spill = (space, region.id)
+            } else {
+                values = .allocate(capacity: self.capacity)
+                spill = nil
+            }
         }
 
         deinit {
-            values.deallocate()
+            if let spill {
+                spill.space.release(spill.id)
+            } else {
+                values.deallocate()
+            }
         }
     }
 
@@ -82,6 +97,26 @@ public struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
         new.values.initialize(from: storage.values, count: count)
         new.written.store(count, ordering: .relaxed)
         storage = new
+    }
+
+    /// `count` values, all `value`, in storage of exactly that capacity (in a spill space when one is current).
+    public init(repeating value: Element, count: Int) {
+        storage = Storage(capacity: count)
+        storage.values.initialize(repeating: value, count: count)
+        storage.written.store(count, ordering: .relaxed)
+        self.count = count
+    }
+
+    /// The first `count` values, as a view of the same storage: appending to it copies them out first.
+    func prefix(count: Int) -> SharedColumn {
+        var view = self
+        view.count = Swift.min(Swift.max(count, 0), self.count)
+        return view
+    }
+
+    /// Writes into the values of a column no other view has seen yet (one just made with `init(repeating:count:)`).
+    mutating func withUnsafeMutableBufferPointer<R>(_ body: (UnsafeMutableBufferPointer<Element>) throws -> R) rethrows -> R {
+        try body(UnsafeMutableBufferPointer(start: storage.values, count: count))
     }
 
     /// Whether this view and `other` use the same storage (for tests: appends in place keep it).

@@ -9,10 +9,13 @@ struct ImportanceColumn: Sendable {
     let settled: SharedColumn<Double>
     let open: [Double]
 
-    /// `values` for every vertex of `set`, split where the last line's last block starts.
-    init(_ values: [Double], set: ProjectedRouteSet) {
+    /// The importance of every vertex of `set`, computed in place in one column (in the spill space, when one is
+    /// current) and split where the last line's last block starts.
+    init(computing set: ProjectedRouteSet, floor: Double) {
+        var values = SharedColumn<Double>(repeating: 0, count: set.pointCount)
+        values.withUnsafeMutableBufferPointer { VertexImportance.compute(into: $0, set: set, floor: floor) }
         let split = Self.lastBlockStart(set)
-        settled = SharedColumn(values[..<split])
+        settled = values.prefix(count: split)
         open = Array(values[split...])
     }
 

@@ -22,8 +22,7 @@ public final class RouteTiler: Sendable {
     public init(projected: ProjectedRouteSet, options: TilingOptions) {
         self.options = options
         self.routes = projected
-        importance = ImportanceColumn(VertexImportance.compute(projected, floor: Self.importanceFloor(options)),
-                                      set: projected)
+        importance = ImportanceColumn(computing: projected, floor: Self.importanceFloor(options))
         rootSpans = Self.rootSpans(projected, options: options)
         index = SegmentIndex(spans: rootSpans, set: projected)
         featureProperties = projected.routes.map(Self.featureProperties)

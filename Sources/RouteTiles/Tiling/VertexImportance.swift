@@ -13,15 +13,11 @@
 enum VertexImportance {
     static let blockLength = 4096
 
-    static func compute(_ set: ProjectedRouteSet, floor: Double) -> [Double] {
-        var importance = [Double](repeating: 0, count: set.pointCount)
+    static func compute(into out: UnsafeMutableBufferPointer<Double>, set: ProjectedRouteSet, floor: Double) {
         var stack: [(first: Int, last: Int, cap: Double)] = []
-        importance.withUnsafeMutableBufferPointer { out in
-            for line in 0..<set.lineCount {
-                update(out, base: 0, set: set, line: line, from: set.lineStarts[line], floor: floor, stack: &stack)
-            }
+        for line in 0..<set.lineCount {
+            update(out, base: 0, set: set, line: line, from: set.lineStarts[line], floor: floor, stack: &stack)
         }
-        return importance
     }
 
     /// Recomputes the importance of `line` from the block holding vertex `vertex` to the line's end, after points

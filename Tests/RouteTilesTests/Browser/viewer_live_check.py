@@ -154,6 +154,11 @@ try:
             rowSelected: !!document.querySelector(`#list-rows .row.selected[data-id='${e.id}']`),
             details: document.getElementById('details-name').textContent,
             zoom: m.getZoom(),
+            // Drawn again on top of the other routes: only its feature in the copy of its layer.
+            onTop: m.getLayer('routetiles-selected-line') ? [...new Set(m.queryRenderedFeatures(
+                {layers: ['routetiles-selected-line']}).map((f) => String(f.id)))] : null,
+            topIsLast: (() => { const ids = m.getStyle().layers.map((l) => l.id);
+                return v.routeLayers.every((id) => ids.indexOf(id) < ids.indexOf('routetiles-selected-line')); })(),
         };
     """)
     report["rowClick"]["expected"] = target["id"]
