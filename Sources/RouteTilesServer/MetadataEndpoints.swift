@@ -34,6 +34,7 @@ extension RouteTilesResponder {
             body["routes"] = snapshot.routeCount
             body["points"] = snapshot.pointCount
             body["generation"] = snapshot.generation
+            body["covers_pending"] = sync.routes.routesWithoutCover
             let status = sync.status
             var store: [String: Any] = [
                 "name": sync.store.displayName, "durable": sync.store.isDurable, "reachable": status.reachable,
@@ -51,6 +52,21 @@ extension RouteTilesResponder {
         let usage = state.tiles.cache.usage
         body["cache"] = ["tiles": usage.tiles, "bytes": usage.bytes]
         return HTTPAnswers.json(body)
+    }
+
+    /// `GET /health/ready`: 200 while this server can answer for its routes, 503 (with the reason) while its route
+    /// store cannot be reached, so that a load balancer sends requests elsewhere. `/health/live` answers 200 as long
+    /// as the process serves at all: a store outage is no reason to restart a server.
+    func readiness() -> Response {
+        if case let .live(sync) = state.tiles.backend, !sync.status.reachable {
+            var response = HTTPAnswers.json([
+                "status": "unavailable",
+                "reason": "the route store (\(sync.store.displayName)) cannot be reached: \(sync.status.lastError ?? "no answer")",
+            ], status: .serviceUnavailable)
+            response.headers[.retryAfter] = String(state.configuration.retryAfterSeconds)
+            return response
+        }
+        return HTTPAnswers.json(["status": "ready"])
     }
 
     /// `GET /metrics`: Prometheus text exposition.

@@ -80,6 +80,8 @@ public struct RouteTilesResponder: HTTPResponder {
         case "/viewer.css": page = { HTTPAnswers.bytes(Array(ViewerStylesheet.source.utf8), contentType: "text/css; charset=utf-8",
                                                        headers: [.cacheControl: "no-cache"]) }
         case "/health": page = { health() }
+        case "/health/live": page = { HTTPAnswers.json(["status": "ok"]) }
+        case "/health/ready": page = { readiness() }
         case "/metrics": page = { metricsText() }
         case "/favicon.ico": page = { HTTPAnswers.empty(.noContent, headers: [.cacheControl: "public, max-age=86400"]) }
         default: page = nil

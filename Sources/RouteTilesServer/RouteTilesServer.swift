@@ -45,7 +45,10 @@ public struct RouteTilesServer: Sendable {
         var services: [any Service] = []
         if let accessLog = state.accessLog { services.append(AccessLogFlusher(log: accessLog)) }
         services.append(application(onRunning: onRunning))
-        if case let .live(sync) = state.tiles.backend { services.append(StoreFollower(sync: sync)) }
+        if case let .live(sync) = state.tiles.backend {
+            services.append(StoreFollower(sync: sync))
+            services.append(CoverFiller(routes: sync.routes))
+        }
         services.append(ChangeEventsCloser(events: state.events))
         return services
     }

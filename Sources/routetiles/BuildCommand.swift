@@ -51,7 +51,7 @@ struct BuildCommand: AsyncParsableCommand {
                                discussion: "The points' columns live in temporary files; past this, their pages are "
                                    + "given back to the page cache and read again when needed. Indexes and route "
                                    + "properties stay in memory."))
-    var memoryMb = 256
+    var memoryMb = 128
 
     @Option(help: "Folder of the build's temporary files. Default: $TMPDIR, else /tmp.", completion: .directory)
     var tempDir: String?

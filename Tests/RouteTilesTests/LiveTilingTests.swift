@@ -192,3 +192,44 @@ import Testing
         }
     }
 }
+
+/// Covers found after start-up: a set loaded with routes serves at once and finds their covers later
+/// (`fillCovers`), and a write to a route whose cover is not found yet invalidates exactly what it would otherwise.
+@Suite struct LiveCoverTests {
+    static func routes() -> [Route] {
+        var rng = SeededGenerator(seed: 17)
+        return (0..<6).map { i in
+            Route(id: .number(UInt64(i)), properties: [Property("name", .string("r\(i)"))],
+                  parts: [Sample.track(count: 400, lon: 8.5 + Double(i) * 0.02, lat: 47.3, step: 0.0005, using: &rng)])
+        }
+    }
+
+    @Test func writesBeforeTheCoversAreFoundInvalidateTheSameTiles() throws {
+        let options = Sample.options(maxZoom: 12)
+        let lazy = LiveRouteSet(routes: Self.routes(), options: options)
+        let filled = LiveRouteSet(routes: Self.routes(), options: options)
+        #expect(lazy.routesWithoutCover == 6 && filled.routesWithoutCover == 6)
+        #expect(filled.fillCovers() == 6 && filled.routesWithoutCover == 0)
+        #expect(filled.fillCovers() == 0, "nothing is found twice")
+
+        var rng = SeededGenerator(seed: 4)
+        let replacement = Route(id: .number(1), parts: [Sample.track(count: 300, lon: 8.6, lat: 47.31, step: 0.0005, using: &rng)])
+        let appended = Sample.track(count: 50, lon: 8.56, lat: 47.3, step: 0.0005, using: &rng)
+        let edits: [[LiveRouteSet.Edit]] = [[.remove(key: "0")], [.put(replacement)], [.append(key: "2", points: appended)]]
+        for edit in edits {
+            let a = lazy.apply(edit), b = filled.apply(edit)
+            #expect(a.invalidated == b.invalidated && !a.invalidated.isEmpty, "\(edit)")
+        }
+        // A route written has its cover; the others are still to be found.
+        #expect(lazy.routesWithoutCover == 3, "routes 3, 4 and 5")
+        #expect(lazy.fillCovers(while: { false }) == 0, "stops when told to")
+        #expect(lazy.fillCovers() == 3 && lazy.routesWithoutCover == 0)
+        for key in lazy.keys {
+            #expect(lazy.route(key)?.parts == filled.route(key)?.parts)
+        }
+        // The covers found later are the covers: a remove now invalidates the tiles a build of the route writes.
+        let removed = lazy.apply([.remove(key: "4")])
+        let expected = RouteCover.tiles(of: Self.routes()[4], options: options)
+        #expect(Set(removed.invalidated) == expected && !expected.isEmpty)
+    }
+}

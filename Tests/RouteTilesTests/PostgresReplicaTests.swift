@@ -158,7 +158,7 @@ struct PostgresReplicaTests {
             let writers = [HTTPRouteWriter(prefix: "a", token: Self.token, seed: 41),
                            HTTPRouteWriter(prefix: "b", token: Self.token, seed: 42)]
             let stop = StopFlag()
-            let outcome: (Bool, Bool, [Int], Bool) = try await withThrowingTaskGroup(of: Void.self) { group in
+            let outcome: (Bool, Bool, [Int], Bool, [Int]) = try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await writers[0].run(base: { a.base }, limit: 3000, stopOnNoAnswer: false, pause: .milliseconds(10),
                                                      stop: { stop.isRaised }) }
                 group.addTask { await writers[1].run(base: { b.base }, limit: 3000, stopOnNoAnswer: false, pause: .milliseconds(10),
@@ -179,17 +179,21 @@ struct PostgresReplicaTests {
                     tileStatuses.append(try await server.get("/tiles/14/8299/5636.mvt").status)
                 }
                 let degraded = try await a.get("/health").json["status"] as? String == "degraded"
+                // Not ready (a load balancer sends requests elsewhere), but alive (no reason to restart it).
+                var probes = [try await a.get("/health/ready").status, try await a.get("/health/live").status]
                 let acknowledgedBefore = writers.map(\.acknowledged)
                 try cluster.start()
                 let after = await waitUntil(90) { zip(writers, acknowledgedBefore).allSatisfy { $0.acknowledged >= $1 + 15 } }
+                probes.append(try await a.get("/health/ready").status)
                 stop.raise()
                 try await group.waitForAll()
-                return (before && outage, after, tileStatuses, degraded)
+                return (before && outage, after, tileStatuses, degraded, probes)
             }
             #expect(outcome.0, "writes before and during the outage: \(writers.map { ($0.acknowledged, $0.unavailable, $0.lastError ?? "") })")
             #expect(outcome.1, "writes after PostgreSQL came back: \(writers.map { ($0.acknowledged, $0.unavailable) })")
             #expect(outcome.2.allSatisfy { $0 == 200 || $0 == 204 }, "tile answers in the outage: \(outcome.2)")
             #expect(outcome.3, "/health reports the store unreachable in the outage")
+            #expect(outcome.4 == [503, 200, 200], "ready, live in the outage; ready after: \(outcome.4)")
             // Once a replica knows the store is gone, writes are refused at once rather than after a time-out.
             let waits = writers.flatMap(\.unavailableAfter).sorted()
             #expect(waits.count >= 4 && waits[waits.count / 2] < .milliseconds(500), "503s answered after \(waits)")

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Routes that change while tiles are being served: added, replaced, removed, or extended point by point.
@@ -35,13 +36,24 @@ public final class LiveRouteSet: Sendable {
     private struct Entry: Sendable {
         var route: Route
         var tiler: RouteTiler
-        var cover: Set<TileID>
+        /// Nil until first needed, or until `fillCovers` reaches it: a set loaded at start-up answers tiles at once
+        /// and finds its covers (a cut of every tile of every route) afterwards.
+        var cover: Set<TileID>?
 
         init(route: Route, options: TilingOptions) {
             self.route = route
             tiler = RouteTiler(routes: [route], options: options)
             cover = RouteCover.tiles(of: tiler)
         }
+
+        init(route: Route, tiler: RouteTiler) {
+            self.route = route
+            self.tiler = tiler
+            cover = nil
+        }
+
+        /// The cover, found now if it was not yet.
+        var knownCover: Set<TileID> { cover ?? RouteCover.tiles(of: tiler) }
     }
 
     private struct State: Sendable {
@@ -64,15 +76,66 @@ public final class LiveRouteSet: Sendable {
             if case let .number(n)? = route.id { return max(next, n &+ 1) }
             return next
         }
+        var keyed: [(key: String, route: Route)] = []
         for var route in routes {
             let key = Self.assignKey(&route, state: &state)
+            keyed.append((key, route))
+        }
+        // The tilers are built on every core; covers wait (see `Entry.cover`).
+        let tilers = Self.tilers(of: keyed.map(\.route), options: options)
+        for ((key, route), tiler) in zip(keyed, tilers) {
             if state.entries[key] == nil { state.order.append(key) }
-            state.entries[key] = Entry(route: route, options: options)
+            state.entries[key] = Entry(route: route, tiler: tiler)
         }
         let snapshot = Self.snapshot(of: state, options: options, generation: 0)
         self.state = Mutex(state)
         current = Mutex(snapshot)
     }
+
+    /// One tiler per route, built in parallel.
+    private static func tilers(of routes: [Route], options: TilingOptions) -> [RouteTiler] {
+        let built = Mutex<[Int: RouteTiler]>([:])
+        // Largest first, so that one long route does not start last.
+        let order = routes.indices.sorted { routes[$0].pointCount > routes[$1].pointCount }
+        let next = Atomic<Int>(0)
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, max(routes.count, 1))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let slot = next.add(1, ordering: .relaxed).oldValue
+                guard slot < order.count else { return }
+                let index = order[slot]
+                let tiler = RouteTiler(routes: [routes[index]], options: options)
+                built.withLock { $0[index] = tiler }
+            }
+        }
+        let all = built.withLock { $0 }
+        return routes.indices.compactMap { all[$0] }
+    }
+
+    /// Finds the covers that start-up left for later, one route at a time while `going()`, holding the writers'
+    /// lock only to read a route's tiler and to store its cover. Meant for a background thread: writes that need a
+    /// cover not yet found find it themselves. Returns how many covers it found.
+    @discardableResult
+    public func fillCovers(while going: () -> Bool = { true }) -> Int {
+        var found = 0
+        for key in keys where going() {
+            guard let tiler = state.withLock({ state in state.entries[key].flatMap { $0.cover == nil ? $0.tiler : nil } }) else {
+                continue
+            }
+            let cover = RouteCover.tiles(of: tiler)
+            state.withLock { state in
+                // Only if the route was not changed meanwhile: a new tiler has its own cover.
+                if let entry = state.entries[key], entry.cover == nil, entry.tiler === tiler {
+                    state.entries[key]?.cover = cover
+                    found += 1
+                }
+            }
+        }
+        return found
+    }
+
+    /// How many routes have no cover yet (for `/health` and tests).
+    public var routesWithoutCover: Int { state.withLock { $0.entries.values.filter { $0.cover == nil }.count } }
 
     /// The current generation.
     public var snapshot: Snapshot { current.withLock { $0 } }
@@ -169,8 +232,8 @@ public final class LiveRouteSet: Sendable {
         var route = route
         let key = assignKey(&route, state: &state)
         let entry = Entry(route: route, options: options)
-        if let old = state.entries[key] { invalidated.formUnion(old.cover) } else { state.order.append(key) }
-        invalidated.formUnion(entry.cover)
+        if let old = state.entries[key] { invalidated.formUnion(old.knownCover) } else { state.order.append(key) }
+        invalidated.formUnion(entry.knownCover)
         state.entries[key] = entry
         return key
     }
@@ -178,7 +241,7 @@ public final class LiveRouteSet: Sendable {
     private static func remove(_ key: String, from state: inout State, invalidating invalidated: inout Set<TileID>) -> Bool {
         guard let old = state.entries.removeValue(forKey: key) else { return false }
         state.order.removeAll { $0 == key }
-        invalidated.formUnion(old.cover)
+        invalidated.formUnion(old.knownCover)
         return true
     }
 
@@ -193,11 +256,13 @@ public final class LiveRouteSet: Sendable {
         var piece = entry.route
         piece.parts = [[joint] + points]
         let added = RouteCover.tiles(of: piece, options: options)
-        invalidated.formUnion(entry.cover)
+        var cover = entry.cover ?? RouteCover.tiles(of: entry.tiler)
+        invalidated.formUnion(cover)
         invalidated.formUnion(added)
         entry.tiler = tiler
         entry.route.parts[lastPart].append(contentsOf: points)
-        entry.cover.formUnion(added)
+        cover.formUnion(added)
+        entry.cover = cover
         return true
     }
 

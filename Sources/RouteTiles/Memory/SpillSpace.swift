@@ -47,6 +47,8 @@ public final class SpillSpace: Sendable {
         var trims = 0
         var fallbacks = 0
         var peakResident = 0
+        /// The least limit trims keep to (see `watchOnce`).
+        var floor = 0
         var watching = false
         var spilledBytes = 0
     }
@@ -151,7 +153,7 @@ public final class SpillSpace: Sendable {
 
     /// Watches the process's resident set every `interval` seconds from a thread of its own, trimming past the
     /// budget, until `stopWatching`.
-    public func startWatching(interval: Double = 0.02) {
+    public func startWatching(interval: Double = 0.005) {
         let start = state.withLock { state -> Bool in
             defer { state.watching = true }
             return !state.watching
@@ -177,12 +179,23 @@ public final class SpillSpace: Sendable {
         stopped.wait()
     }
 
+    /// How far above what a trim cannot give back the trims start again.
+    static let headroom = 32 << 20
+
     private func watchOnce() {
         guard let (resident, mapped) = Self.residentBytes() else { return }
-        state.withLock { $0.peakResident = max($0.peakResident, resident) }
-        // Only mapped pages can be given back: when the rest alone is over the budget, trimming would only make
-        // every read fault again.
-        if resident > budget && mapped > Self.minimumBytes * 4 { trim() }
+        let limit = state.withLock { state -> Int in
+            state.peakResident = max(state.peakResident, resident)
+            return max(budget, state.floor)
+        }
+        guard resident > limit, mapped > Self.minimumBytes * 4 else { return }
+        trim()
+        // What is still resident right after a trim (memory proper, the program's code) cannot be given back: when
+        // it nears the budget, trims would come back at once and every read would fault again. The limit then
+        // stays that far above it.
+        if let after = Self.residentBytes()?.resident, after + Self.headroom > budget {
+            state.withLock { $0.floor = max($0.floor, after + Self.headroom) }
+        }
     }
 
     /// The process's resident set and the part of it that is mapped files (`/proc/self/statm`'s resident and
