@@ -1,11 +1,15 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import RouteTiles
 import ServiceLifecycle
 import Synchronization
 
-/// Finds the covers of the live routes after start-up, on a background thread (`LiveRouteSet.fillCovers`), so that
-/// the server answers as soon as its routes are loaded and the first writes find their covers ready. Stops between
-/// two routes at graceful shutdown, then waits for the shutdown like the other services.
+/// Finds the covers of the live routes after start-up, on a background thread of the lowest priority
+/// (`LiveRouteSet.fillCovers`), so that the server answers as soon as its routes are loaded and the first writes find
+/// their covers ready, without taking CPU from requests. Stops between two routes at graceful shutdown, then waits
+/// for the shutdown like the other services.
 struct CoverFiller: Service {
     let routes: LiveRouteSet
 
@@ -14,6 +18,8 @@ struct CoverFiller: Service {
         await withGracefulShutdownHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let thread = Thread {
+                    // The lowest priority: serving comes first. On Linux a nice value is per thread, and 0 names this one.
+                    setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
                     routes.fillCovers(while: { !stop.load(ordering: .relaxed) })
                     continuation.resume()
                 }

@@ -84,6 +84,9 @@ try:
     driver.get(base + "/")
     wait_for("window.routetiles && window.routetiles.ready && window.routetiles.eventId !== null "
              "&& window.routetiles.routes.length > 0", 90)
+    # Every tile in view loaded before the server goes away, so that no tile request fails while it is down.
+    wait_for("window.map.loaded() && window.map.areTilesLoaded() && !window.map.isMoving()", 60)
+    time.sleep(0.3)
     report["before"] = js("return {routes: window.routetiles.routes.length, eventId: window.routetiles.eventId};")
 
     report["stopStatus"] = stop(server)
