@@ -86,6 +86,9 @@ struct BuildCommand: AsyncParsableCommand {
         space.startWatching()
         defer { space.stopWatching() }
         try await SpillSpace.$current.withValue(space) { try await build() }
+        let report = space.report
+        Terminal(quiet: quiet).note("memory: peak \(report.peakResident >> 20) MB resident (--memory-mb \(memoryMb)); "
+            + "up to \(report.peakSpilledBytes >> 20) MB of columns in temporary files, given back \(report.trims) times")
     }
 
     private func build() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// Replicas as users run them: two real servers over one PostgreSQL database, written to over HTTP by clients
 /// and with `psql`, then checked tile by tile. One test restarts PostgreSQL while the writes go on.
-@Suite(.enabled(if: ExternalTool.required(PostgresCluster.installed)), .serialized)
+@Suite(.enabled(if: ExternalTool.required(PostgresCluster.installed)), .serialized, .heavy)
 struct PostgresReplicaTests {
     static let token = "replica-token-1"
     static let options = Sample.options(minZoom: 9, maxZoom: 14)

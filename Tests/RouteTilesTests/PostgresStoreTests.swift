@@ -7,7 +7,7 @@ import Testing
 
 /// The PostgreSQL route store on a real cluster of the tests' own (PostGIS from Debian): replicas that converge,
 /// writers in plain SQL, commits out of order, bad rows, restarts of the database, and late replicas.
-@Suite(.enabled(if: ExternalTool.required(PostgresCluster.installed)), .serialized)
+@Suite(.enabled(if: ExternalTool.required(PostgresCluster.installed)), .serialized, .heavy)
 struct PostgresStoreTests {
     static let options = StoreConvergence.options
 

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The build's bounded memory: columns in temporary files, trimmed past a budget, and GeoJSON read in batches.
-@Suite struct SpillSpaceTests {
+@Suite(.heavy) struct SpillSpaceTests {
     static func routes(count: Int, points: Int, seed: UInt64 = 5) -> [Route] {
         var rng = SeededGenerator(seed: seed)
         var routes: [Route] = []

@@ -7,7 +7,7 @@ import Testing
 /// Route stores through the `routetiles` binary, as jobs and servers use them: `load`, `serve --store` importing
 /// files once, `build`, `seed` and `check` reading a store where they read a file, and the refusal of a write
 /// token with nothing to keep the writes.
-@Suite(.serialized) struct StoreCLITests {
+@Suite(.serialized, .heavy) struct StoreCLITests {
     static let samples = ["paris-runs.geojson", "zurich-walks.polyline"]
         .map { ExternalTool.packageRoot.appendingPathComponent("Tiles/samples/" + $0).path }
 

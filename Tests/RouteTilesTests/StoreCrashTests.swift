@@ -6,7 +6,7 @@ import Testing
 /// `kill -9` of `routetiles serve --store` in the middle of a stream of writes, with SQLite and with PostgreSQL:
 /// after a restart with the same command, every write that was answered 2xx is there, and the restarted server's
 /// tiles equal those of a server started from the final routes in a file.
-@Suite(.serialized) struct StoreCrashTests {
+@Suite(.serialized, .heavy) struct StoreCrashTests {
     static let token = "crash-test-token"
     static let tiling = ["--minzoom", "9", "--maxzoom", "14"]
     static var options: TilingOptions { Sample.options(minZoom: 9, maxZoom: 14) }

@@ -5,7 +5,7 @@ import Testing
 /// selenium) loads the page with MapLibre GL JS 5.3.0 from the PyPI package `maplibre`, served through `--assets`.
 /// Nothing comes from the internet: the basemap is a style served on loopback over tiles of a second
 /// `routetiles serve`. Screenshots are kept in `.build/test-output/ViewerBrowserTests/` and attached to the test.
-@Suite(.serialized) struct ViewerBrowserTests {
+@Suite(.serialized, .heavy) struct ViewerBrowserTests {
     static var mapLibreFolder: String? {
         let r = try? ExternalTool.python("import maplibre, os; print(os.path.join(os.path.dirname(maplibre.__file__), 'srcjs'))")
         guard let r, r.status == 0 else { return nil }

@@ -47,10 +47,9 @@ public final class SpillSpace: Sendable {
         var trims = 0
         var fallbacks = 0
         var peakResident = 0
-        /// The least limit trims keep to (see `watchOnce`).
-        var floor = 0
         var watching = false
         var spilledBytes = 0
+        var peakSpilledBytes = 0
     }
 
     private let state = Mutex<State>(State())
@@ -93,6 +92,7 @@ public final class SpillSpace: Sendable {
             state.next += 1
             state.regions[state.next] = Region(address: address, length: bytes, owned: true)
             state.spilledBytes += bytes
+            state.peakSpilledBytes = max(state.peakSpilledBytes, state.spilledBytes)
             return state.next
         }
         return (start, id)
@@ -131,6 +131,13 @@ public final class SpillSpace: Sendable {
         }
     }
 
+    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+
+    /// Unmaps pages of a region its owner holds (whole pages); their contents stay in the file.
+    static func adviseDontNeed(_ start: UnsafeMutableRawPointer, _ length: Int) {
+        madvise(start, length, MADV_DONTNEED)
+    }
+
     /// Unmaps the pages of every region from the process; their contents stay in the files.
     public func trim() {
         state.withLock { state in
@@ -144,11 +151,14 @@ public final class SpillSpace: Sendable {
         public var trims: Int
         public var fallbacks: Int
         public var peakResident: Int
+        /// Bytes in temporary files now, and at most at once.
         public var spilledBytes: Int
+        public var peakSpilledBytes: Int
     }
 
     public var report: Report {
-        state.withLock { Report(trims: $0.trims, fallbacks: $0.fallbacks, peakResident: $0.peakResident, spilledBytes: $0.spilledBytes) }
+        state.withLock { Report(trims: $0.trims, fallbacks: $0.fallbacks, peakResident: $0.peakResident, spilledBytes: $0.spilledBytes,
+                                   peakSpilledBytes: $0.peakSpilledBytes) }
     }
 
     /// Watches the process's resident set every `interval` seconds from a thread of its own, trimming past the
@@ -184,18 +194,12 @@ public final class SpillSpace: Sendable {
 
     private func watchOnce() {
         guard let (resident, mapped) = Self.residentBytes() else { return }
-        let limit = state.withLock { state -> Int in
-            state.peakResident = max(state.peakResident, resident)
-            return max(budget, state.floor)
-        }
+        state.withLock { $0.peakResident = max($0.peakResident, resident) }
+        // Memory proper (resident, less mapped files) cannot be given back: when it nears the budget, trims would
+        // come back at once and every read would fault again, so the limit stays `headroom` above it.
+        let limit = max(budget, resident - mapped + Self.headroom)
         guard resident > limit, mapped > Self.minimumBytes * 4 else { return }
         trim()
-        // What is still resident right after a trim (memory proper, the program's code) cannot be given back: when
-        // it nears the budget, trims would come back at once and every read would fault again. The limit then
-        // stays that far above it.
-        if let after = Self.residentBytes()?.resident, after + Self.headroom > budget {
-            state.withLock { $0.floor = max($0.floor, after + Self.headroom) }
-        }
     }
 
     /// The process's resident set and the part of it that is mapped files (`/proc/self/statm`'s resident and
@@ -210,8 +214,7 @@ public final class SpillSpace: Sendable {
         let fields = buffer[0..<count].split(separator: UInt8(ascii: " "))
         guard fields.count > 2, let resident = Int(String(decoding: fields[1], as: UTF8.self)),
               let shared = Int(String(decoding: fields[2], as: UTF8.self)) else { return nil }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        return (resident * page, shared * page)
+        return (resident * pageSize, shared * pageSize)
     }
 }
 

@@ -44,6 +44,34 @@ public struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
                 values.deallocate()
             }
         }
+
+        var isSpilled: Bool { spill != nil }
+
+        /// Copies `count` values from `source` in chunks of 16 MB. When either side lives in a spill space, each
+        /// chunk's pages are given back as soon as it is copied, so that moving a large column to a larger file
+        /// never holds both whole in memory.
+        func initialize(copying source: Storage, count: Int) {
+            let chunk = Swift.max(1, (16 << 20) / MemoryLayout<Element>.stride)
+            var start = 0
+            while start < count {
+                let n = Swift.min(chunk, count - start)
+                (values + start).initialize(from: source.values + start, count: n)
+                source.giveBack(start, n)
+                giveBack(start, n)
+                start += n
+            }
+        }
+
+        /// Unmaps the whole pages of values `start ..< start + count` from the process, if they are in a spill file
+        /// (their contents stay in the file).
+        func giveBack(_ start: Int, _ count: Int) {
+            guard spill != nil else { return }
+            let page = SpillSpace.pageSize
+            let from = (UInt(bitPattern: values + start) + UInt(page - 1)) / UInt(page) * UInt(page)
+            let to = UInt(bitPattern: values + start + count) / UInt(page) * UInt(page)
+            guard to > from, let address = UnsafeMutableRawPointer(bitPattern: from) else { return }
+            SpillSpace.adviseDontNeed(address, Int(to - from))
+        }
     }
 
     private var storage: Storage
@@ -94,7 +122,7 @@ public struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
 
     private mutating func moveToNewStorage(capacity: Int) {
         let new = Storage(capacity: capacity)
-        new.values.initialize(from: storage.values, count: count)
+        new.initialize(copying: storage, count: count)
         new.written.store(count, ordering: .relaxed)
         storage = new
     }
@@ -102,7 +130,9 @@ public struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
     /// `count` values, all `value`, in storage of exactly that capacity (in a spill space when one is current).
     public init(repeating value: Element, count: Int) {
         storage = Storage(capacity: count)
-        storage.values.initialize(repeating: value, count: count)
+        // A spill file reads as zeros already: touching every page to write zeros would bring it all in.
+        let zero = withUnsafeBytes(of: value) { $0.allSatisfy { $0 == 0 } }
+        if !(zero && storage.isSpilled) { storage.values.initialize(repeating: value, count: count) }
         storage.written.store(count, ordering: .relaxed)
         self.count = count
     }
