@@ -65,13 +65,8 @@ import Testing
     }
 
     @Test func aTilesetHasNoEvents() async throws {
-        let folder = try TemporaryFolder()
-        let sink = try DirectoryTileStore(destination: URL(fileURLWithPath: folder.path("tiles")), replace: true)
-        let tiler = RouteTiler(routes: TestServer.parisRoutes(count: 1, points: 20), options: TestServer.options(maxZoom: 6))
-        _ = try PyramidBuilder(tiler: tiler, threads: 1).build(into: sink)
-        try sink.putMetadata(TilesetMetadata(name: "t", tiler: tiler))
-        try sink.commit()
-        let source = try TileStoreFormat.openSource(path: folder.path("tiles"))
+        let (folder, source) = try TestServer.parisTileset()
+        defer { withExtendedLifetime(folder) {} }
         let status = try await TestServer.with(.tileset(source)) { server in try await server.get("/events").status }
         #expect(status == 404)
     }

@@ -10,16 +10,10 @@ import time
 
 from PIL import Image
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 
 url, screenshot = sys.argv[1], sys.argv[2]
-options = webdriver.ChromeOptions()
-for flag in ["--headless=new", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--no-sandbox",
-             "--disable-dev-shm-usage", "--window-size=1000,700", "--no-first-run", "--disable-gpu-sandbox"]:
-    options.add_argument(flag)
-options.binary_location = "/usr/bin/chromium"
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = chromium.start(1000, 700)
 try:
     driver.set_page_load_timeout(60)
     driver.get(url)

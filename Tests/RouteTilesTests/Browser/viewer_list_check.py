@@ -8,17 +8,11 @@ import json
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 from selenium.webdriver.common.by import By
 
 url = sys.argv[1]
-options = webdriver.ChromeOptions()
-for flag in ["--headless=new", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--no-sandbox",
-             "--disable-dev-shm-usage", "--window-size=1280,800", "--no-first-run", "--disable-gpu-sandbox"]:
-    options.add_argument(flag)
-options.binary_location = "/usr/bin/chromium"
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = chromium.start()
 js = driver.execute_script
 try:
     driver.set_page_load_timeout(60)

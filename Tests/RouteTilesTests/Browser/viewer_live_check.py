@@ -17,8 +17,7 @@ import sys
 import time
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
@@ -66,12 +65,7 @@ def on_route(feature, lng_lat, rotation):
     return metres, difference
 
 
-options = webdriver.ChromeOptions()
-for flag in ["--headless=new", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--no-sandbox",
-             "--disable-dev-shm-usage", "--window-size=1280,800", "--no-first-run", "--disable-gpu-sandbox"]:
-    options.add_argument(flag)
-options.binary_location = "/usr/bin/chromium"
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = chromium.start()
 js = driver.execute_script
 
 

@@ -12,8 +12,7 @@ import subprocess
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 
 routetiles, assets, folder = sys.argv[1], sys.argv[2], sys.argv[3]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -60,12 +59,7 @@ def stop(process):
 
 load(os.path.join(root, "Tiles/samples/paris-runs.geojson"))
 server = start()
-options = webdriver.ChromeOptions()
-for flag in ["--headless=new", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--no-sandbox",
-             "--disable-dev-shm-usage", "--window-size=1280,800", "--no-first-run", "--disable-gpu-sandbox"]:
-    options.add_argument(flag)
-options.binary_location = "/usr/bin/chromium"
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = chromium.start()
 js = driver.execute_script
 
 

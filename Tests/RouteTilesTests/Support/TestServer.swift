@@ -45,6 +45,18 @@ enum TestServer {
         }
     }
 
+    /// A finished tileset (a built folder) of one Paris route, z0–6, for servers of `--tiles`; the folder lives as
+    /// long as the value returned with it.
+    static func parisTileset() throws -> (folder: TemporaryFolder, source: any TileSource) {
+        let folder = try TemporaryFolder()
+        let sink = try DirectoryTileStore(destination: URL(fileURLWithPath: folder.path("tiles")), replace: true)
+        let tiler = RouteTiler(routes: parisRoutes(count: 1, points: 20), options: options(maxZoom: 6))
+        _ = try PyramidBuilder(tiler: tiler, threads: 1).build(into: sink)
+        try sink.putMetadata(TilesetMetadata(name: "t", tiler: tiler))
+        try sink.commit()
+        return (folder, try TileStoreFormat.openSource(path: folder.path("tiles")))
+    }
+
     static func with<T: Sendable>(_ backend: TileBackend, _ body: @Sendable (Handle) async throws -> T) async throws -> T {
         try await with(backend, configure: { _ in }, body)
     }
