@@ -87,6 +87,8 @@ public final class SpillSpace: Sendable {
         guard posix_fallocate(descriptor, 0, off_t(bytes)) == 0,
               let start = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0),
               start != MAP_FAILED else { return fallback() }
+        // No fault-around or read-ahead: a fault maps the page asked for, not its neighbours.
+        madvise(start, bytes, MADV_RANDOM)
         let address = UInt(bitPattern: start)
         let id = state.withLock { state -> Int in
             state.next += 1
