@@ -28,3 +28,29 @@ request = function()
 end
 LUA
 export HOT_LIST="$work/hot.txt"
+
+nginx_conf() { # NAME ACCESS_LOG_DIRECTIVE: nginx serving the pyramid's tiles as static files, config in $work/NAME.conf
+  cat > "$work/$1.conf" <<CONF
+worker_processes 2;
+pid $work/$1.pid;
+error_log $work/$1-error.log;
+events { worker_connections 1024; }
+http {
+  $2
+  sendfile on;
+  tcp_nopush on;
+  open_file_cache max=10000 inactive=60s;
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location /tiles/ {
+      alias $pyramid/;
+      types { }
+      default_type application/vnd.mapbox-vector-tile;
+      add_header Content-Encoding gzip;
+      add_header Vary Accept-Encoding;
+      add_header Cache-Control "public, max-age=60";
+    }
+  }
+}
+CONF
+}

@@ -18,31 +18,6 @@ points=${1:-1000000}; seconds=${2:-10}; rounds=${3:-3}; work=${4:-/dev/shm/route
 . Benchmarks/scripts/hot_tiles.sh
 nginx_port=18181; serve_port=18182
 
-nginx_conf() { # access_log directive
-  cat > "$work/nginx-log.conf" <<CONF
-worker_processes 2;
-pid $work/nginx-log.pid;
-error_log $work/nginx-log-error.log;
-events { worker_connections 1024; }
-http {
-  $1
-  sendfile on;
-  tcp_nopush on;
-  open_file_cache max=10000 inactive=60s;
-  server {
-    listen 127.0.0.1:$nginx_port;
-    location /tiles/ {
-      alias $pyramid/;
-      types { }
-      default_type application/vnd.mapbox-vector-tile;
-      add_header Content-Encoding gzip;
-      add_header Vary Accept-Encoding;
-      add_header Cache-Control "public, max-age=60";
-    }
-  }
-}
-CONF
-}
 wait_for() { for _ in $(seq 200); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
 warm() { while read -r p; do curl -s -o /dev/null -H 'Accept-Encoding: gzip' "$1/tiles/$p"; done < "$work/hot.txt"; }
 rps() { wrk -t2 -c64 -d"${seconds}s" -s "$work/hot.lua" "$1" | awk '/Requests\/sec/ {print $2}'; }
@@ -50,7 +25,7 @@ trap 'nginx -c "$work/nginx-log.conf" -p "$work" -s stop 2>/dev/null || true; ki
 
 run_nginx() { # label, access_log directive
   rm -f "$work/nginx-access.log"
-  nginx_conf "$2"; nginx -c "$work/nginx-log.conf" -p "$work"
+  nginx_conf nginx-log "$2"; nginx -c "$work/nginx-log.conf" -p "$work"
   wait_for "http://127.0.0.1:$nginx_port/tiles/$(head -1 "$work/hot.txt")"
   echo "$1 $(rps "http://127.0.0.1:$nginx_port")" >> "$work/access-results.txt"
   nginx -c "$work/nginx-log.conf" -p "$work" -s stop 2>/dev/null; sleep 0.5

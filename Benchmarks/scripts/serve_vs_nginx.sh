@@ -21,29 +21,7 @@ work=${3:-/dev/shm/routetiles-bench}
 . Benchmarks/scripts/hot_tiles.sh
 
 nginx_port=18081; serve_port=18082
-cat > "$work/nginx.conf" <<CONF
-worker_processes 2;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  open_file_cache max=10000 inactive=60s;
-  server {
-    listen 127.0.0.1:$nginx_port;
-    location /tiles/ {
-      alias $pyramid/;
-      types { }
-      default_type application/vnd.mapbox-vector-tile;
-      add_header Content-Encoding gzip;
-      add_header Vary Accept-Encoding;
-      add_header Cache-Control "public, max-age=60";
-    }
-  }
-}
-CONF
+nginx_conf nginx "access_log off;"
 
 wait_for() { for _ in $(seq 200); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
 warm() { while read -r p; do curl -s -o /dev/null -H 'Accept-Encoding: gzip' "$1/tiles/$p"; done < "$work/hot.txt"; }

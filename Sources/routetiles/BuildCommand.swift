@@ -104,7 +104,6 @@ struct BuildCommand: AsyncParsableCommand {
             index += 1
         }
         let tiler = RouteTiler(projected: projected, options: options)
-        projected = ProjectedRouteSet()
         let outputPath = output ?? "Tiles/build/" + Self.defaultName(for: inputs[0])
         let destination = URL(fileURLWithPath: outputPath)
         let store: any TileStore

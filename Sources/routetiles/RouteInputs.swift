@@ -3,23 +3,9 @@ import RouteTiles
 /// Reads the route files (and route stores) of a command, with the notes and errors every command prints alike.
 enum RouteInputs {
     static func read(_ inputs: [String], format: InputFormat?, options: ReadOptions, terminal: Terminal) async throws -> [Route] {
-        var all = ReadResult(routes: [], skippedGeometries: [:], invalid: [])
-        for input in inputs {
-            if RouteStores.isStore(input) {
-                all.routes.append(contentsOf: try await readStore(input, skipInvalid: options.skipInvalid, terminal: terminal))
-                continue
-            }
-            do {
-                all.append(try RouteReader.read(path: input, format: format, options: options))
-            } catch {
-                throw failure("error: \(error)")
-            }
-        }
-        note(skipped: all.skippedGeometries, invalid: all.invalid, terminal: terminal)
-        guard !all.routes.isEmpty else {
-            throw failure("error: no routes in " + inputs.joined(separator: ", "))
-        }
-        return all.routes
+        var routes: [Route] = []
+        try await forEachRoute(inputs, format: format, options: options, terminal: terminal) { routes.append($0) }
+        return routes
     }
 
     /// Hands `body` every route of `inputs` in order, file by file and, for GeoJSON, in batches as the features are
