@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RouteTiles
+import RouteTilesSeed
 
 struct BuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,7 +14,9 @@ struct BuildCommand: AsyncParsableCommand {
             and Google, OSRM or Valhalla directions responses (layers routes, steps and maneuvers); or a route store \
             (postgres://…, sqlite:PATH or a route store's SQLite file), read as it is when the build starts. \
             The pyramid is written into a staging folder or file beside the output and moved into place at the end, \
-            so an interrupted build leaves any previous pyramid or archive as it was.
+            so an interrupted build leaves any previous pyramid or archive as it was. \
+            --shard i/n builds one of n parts for n machines (the inputs are read twice: once to agree on the \
+            split, once to keep the routes the part needs); routetiles join merges the parts.
             """)
 
     @Argument(help: "Route files or route stores to read.", completion: .file())
@@ -56,6 +59,13 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(help: "Folder of the build's temporary files. Default: $TMPDIR, else /tmp.", completion: .directory)
     var tempDir: String?
 
+    @Option(help: ArgumentHelp("Build part i of n (from 0), for n machines; join the parts with routetiles join.",
+                               discussion: "Every part reads all the inputs, agrees with the others on a split of "
+                                   + "the pyramid balanced by points, and keeps only the routes its tiles need. Part 0 "
+                                   + "also writes the tiles above the split zoom. Default output: "
+                                   + "Tiles/build/<name>-shard-<i>-of-<n>.", valueName: "i/n"))
+    var shard: String?
+
     @Flag(name: .shortAndLong, help: "No progress and no summary.")
     var quiet = false
 
@@ -69,6 +79,10 @@ struct BuildCommand: AsyncParsableCommand {
         }
         if let baseUrl, !(baseUrl.hasPrefix("http://") || baseUrl.hasPrefix("https://")) {
             throw ValidationError("--base-url must be an absolute http(s) URL")
+        }
+        if let shard { _ = try shardNumber(shard) }
+        if shard != nil && baseUrl != nil {
+            throw ValidationError("--base-url belongs on the joined tileset, not on one shard's part")
         }
         if baseUrl != nil, let output, storeFormat(for: output) != .directory {
             throw ValidationError("--base-url writes tiles.json into an output folder; an archive keeps its metadata "
@@ -91,20 +105,48 @@ struct BuildCommand: AsyncParsableCommand {
             + "up to \(report.peakSpilledBytes >> 20) MB of columns in temporary files, given back \(report.trims) times")
     }
 
+    private func shardNumber(_ text: String) throws -> TileShard {
+        do {
+            return try TileShard(parsing: text)
+        } catch {
+            throw ValidationError("--shard: '\(text)' is not i/n with 0 ≤ i < n (such as 0/4)")
+        }
+    }
+
     private func build() async throws {
         let started = Date()
         let terminal = Terminal(quiet: quiet)
-        // Each route is projected as it is read and then dropped: the tiler keeps only its packed columns.
         let options = tiling.tilingOptions
         var projected = ProjectedRouteSet()
-        var index = 0
+        var part: (shard: PyramidShard, survey: ShardSurvey)?
+        var read = 0
+        if let shard {
+            let number = try shardNumber(shard)
+            let survey = try await survey(options: options, terminal: terminal)
+            let plan: ShardPlan
+            do {
+                plan = try survey.plan(shards: number.count)
+                part = (try PyramidShard(plan: plan, index: number.index), survey)
+            } catch {
+                throw failure("error: \(error)")
+            }
+            terminal.note("shard \(number.index)/\(number.count): \(plan)")
+            projected = ProjectedRouteSet(layers: survey.layers)
+        }
+        // Each route is projected as it is read and then dropped: the tiler keeps only its packed columns. A shard
+        // keeps only the routes its tiles need, with their indexes in the whole input (their feature ids).
         try await RouteInputs.forEachRoute(inputs, format: reading.inputFormat, options: reading.readOptions,
-                                           terminal: terminal) { route in
-            projected.add(route, index: index, geodesicTolerance: options.geodesicTolerance)
-            index += 1
+                                           terminal: part == nil ? terminal : Terminal(quiet: true)) { route in
+            let lines = ProjectedRouteSet.drawnLines(of: route, geodesicTolerance: options.geodesicTolerance)
+            if part?.shard.needs(lines, options: options) ?? true {
+                projected.add(route, index: read, lines: lines)
+            }
+            read += 1
         }
         let tiler = RouteTiler(projected: projected, options: options)
-        let outputPath = output ?? "Tiles/build/" + Self.defaultName(for: inputs[0])
+        let defaultOutput = "Tiles/build/" + Self.defaultName(for: inputs[0])
+            + (part.map { "-shard-\($0.shard.index)-of-\($0.shard.plan.count)" } ?? "")
+        let outputPath = output ?? defaultOutput
         let destination = URL(fileURLWithPath: outputPath)
         let store: any TileStore
         do {
@@ -116,13 +158,19 @@ struct BuildCommand: AsyncParsableCommand {
         defer { cleanup.cancel() }
 
         let builder = PyramidBuilder(tiler: tiler, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
-                                     compressionLevel: Int32(tiling.compressionLevel))
+                                     compressionLevel: Int32(tiling.compressionLevel), shard: part?.shard)
         let statistics: BuildStatistics
         do {
             statistics = try builder.build(into: store, progress: terminal.progressReporter(started: started))
             terminal.endProgress()
-            let defaultName = storeFormat(for: outputPath).tilesetName(forPath: outputPath)
-            let metadata = TilesetMetadata(name: name ?? defaultName, tiler: tiler)
+            var metadata: TilesetMetadata
+            if let part {
+                // The whole tileset's metadata, which the join writes under a name of its own.
+                metadata = part.survey.metadata(name: name ?? Self.defaultName(for: inputs[0]))
+                metadata.shard = part.shard
+            } else {
+                metadata = TilesetMetadata(name: name ?? storeFormat(for: outputPath).tilesetName(forPath: outputPath), tiler: tiler)
+            }
             try store.putMetadata(metadata)
             if let baseUrl, let folder = store as? DirectoryTileStore {
                 try folder.putFile(named: "tiles.json", contents: metadata.tileJSON(baseURL: baseUrl))
@@ -134,9 +182,23 @@ struct BuildCommand: AsyncParsableCommand {
             terminal.endProgress()
             throw failure("error: \(error)")
         }
+        if let part {
+            terminal.note("shard \(part.shard.index)/\(part.shard.plan.count) held \(tiler.routes.routes.count) of "
+                + "\(part.survey.routeCount) routes, \(tiler.routes.pointCount) of \(part.survey.pointCount) points")
+        }
         terminal.summary(routes: tiler.routes.routes.count, points: tiler.routes.pointCount,
                          statistics: statistics, seconds: Date().timeIntervalSince(started),
                          output: destination.path)
+    }
+
+    /// The first pass of a sharded build: every route read, surveyed and dropped.
+    private func survey(options: TilingOptions, terminal: Terminal) async throws -> ShardSurvey {
+        var survey = ShardSurvey(options: options)
+        try await RouteInputs.forEachRoute(inputs, format: reading.inputFormat, options: reading.readOptions,
+                                           terminal: terminal) { route in
+            survey.add(route, lines: ProjectedRouteSet.drawnLines(of: route, geodesicTolerance: options.geodesicTolerance))
+        }
+        return survey
     }
 
     private func storeFormat(for path: String) -> TileStoreFormat {

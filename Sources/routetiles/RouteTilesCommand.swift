@@ -11,6 +11,6 @@ struct RouteTilesCommand: AsyncParsableCommand {
             simplified per zoom and written as gzip-compressed MVT 2.1.
             """,
         version: RouteTilesVersion.string,
-        subcommands: [BuildCommand.self, ServeCommand.self, LoadCommand.self, SeedCommand.self, ConvertCommand.self, CheckCommand.self,
+        subcommands: [BuildCommand.self, JoinCommand.self, ServeCommand.self, LoadCommand.self, SeedCommand.self, ConvertCommand.self, CheckCommand.self,
                       InspectCommand.self])
 }

@@ -12,12 +12,16 @@ public struct PyramidBuilder: Sendable {
     public let tiler: RouteTiler
     public var threads: Int
     public var compressionLevel: Int32
+    /// The part of the pyramid to build, for one shard of a sharded build; nil for all of it. The tiler then needs
+    /// only the routes the shard needs (`PyramidShard.needs`).
+    public var shard: PyramidShard?
 
     public init(tiler: RouteTiler, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                compressionLevel: Int32 = 6) {
+                compressionLevel: Int32 = 6, shard: PyramidShard? = nil) {
         self.tiler = tiler
         self.threads = max(1, threads)
         self.compressionLevel = compressionLevel
+        self.shard = shard
     }
 
     /// Builds every non-empty tile from `minZoom` to `maxZoom` into `sink`. `progress`, if given, is called about
@@ -26,7 +30,8 @@ public struct PyramidBuilder: Sendable {
     public func build(into sink: some TileSink, progressInterval: Double = 0.5,
                       progress: (@Sendable (BuildProgress) -> Void)? = nil) throws -> BuildStatistics {
         let work = WorkStack(workers: threads)
-        if !tiler.rootSpans.isEmpty { work.push([SubtreeTask(tile: TileID(z: 0, x: 0, y: 0), spans: tiler.rootSpans)]) }
+        let root = TileID(z: 0, x: 0, y: 0)
+        if !tiler.rootSpans.isEmpty, shard?.descends(into: root) ?? true { work.push([SubtreeTask(tile: root, spans: tiler.rootSpans)]) }
 
         let reporterDone = DispatchSemaphore(value: 0)
         if let progress {
@@ -76,7 +81,7 @@ public struct PyramidBuilder: Sendable {
         let options = tiler.options
         statistics.tilesVisited += 1
         var written = false
-        if tile.z >= options.minZoom, let mvt = tiler.encode(tile, spans: task.spans, cutter: &cutter) {
+        if tile.z >= options.minZoom, shard?.writes(tile) ?? true, let mvt = tiler.encode(tile, spans: task.spans, cutter: &cutter) {
             let data = try compressor.compress(mvt)
             try sink.put(tile, gzipData: data)
             statistics.tilesPerZoom[tile.z, default: 0] += 1
@@ -88,7 +93,7 @@ public struct PyramidBuilder: Sendable {
         let children = SpanFilter.split(task.spans, of: tile, options: options, in: tiler.routes)
         let childTiles = tile.children
         var next: [SubtreeTask] = []
-        for k in (0..<4).reversed() where !children[k].isEmpty {
+        for k in (0..<4).reversed() where !children[k].isEmpty && shard?.descends(into: childTiles[k]) ?? true {
             next.append(SubtreeTask(tile: childTiles[k], spans: children[k].spans))
         }
         // Keep one child for this worker; offer the others to idle workers while the shared stack is short.

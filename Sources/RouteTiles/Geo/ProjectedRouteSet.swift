@@ -61,12 +61,16 @@ public struct ProjectedRouteSet: Sendable {
     /// Projects one more route, the `index`th of the input (its feature id when it has no id of its own), as
     /// `init(routes:geodesicTolerance:)` does for each: a set built route by route is the same as one built at once.
     public mutating func add(_ route: Route, index: Int, geodesicTolerance: Double = GeodesicDensifier.defaultTolerance) {
+        add(route, index: index, lines: Self.drawnLines(of: route, geodesicTolerance: geodesicTolerance))
+    }
+
+    /// Adds a route already drawn as `lines` (`drawnLines(of:geodesicTolerance:)`), for a caller that looked at
+    /// them first.
+    public mutating func add(_ route: Route, index: Int, lines: [[Coordinate]]) {
         let firstLine = lineRoute.count
         var travelled = 0.0
         let isPoint = route.kind == .point
-        for part in route.parts where isPoint ? part.count >= 1 : part.count >= 2 {
-            let line = isPoint ? [part[0], part[0]]
-                : AntimeridianUnwrap.unwrapped(route.geodesic ? GeodesicDensifier.densified(part, tolerance: geodesicTolerance) : part)
+        for line in lines {
             var previous = line[0]
             for c in line {
                 travelled += GeodesicDistance.metres(previous, c)
@@ -97,6 +101,30 @@ public struct ProjectedRouteSet: Sendable {
                                 properties: route.properties, lengthMetres: travelled,
                                 firstLine: firstLine, lineCount: lineCount, layer: layer, isPoint: isPoint))
         geographicBounds = Self.geographicBounds(of: bounds, south: south, north: north)
+    }
+
+    /// The lines a route is drawn as, in order: each part of two or more positions, densified along the geodesic
+    /// for a geodesic route and unwrapped across the antimeridian; for a point route, each part's first position
+    /// twice (a zero-length segment). A route with none adds nothing to a set.
+    public static func drawnLines(of route: Route, geodesicTolerance: Double) -> [[Coordinate]] {
+        let isPoint = route.kind == .point
+        var lines: [[Coordinate]] = []
+        for part in route.parts where isPoint ? part.count >= 1 : part.count >= 2 {
+            lines.append(isPoint ? [part[0], part[0]]
+                : AntimeridianUnwrap.unwrapped(route.geodesic ? GeodesicDensifier.densified(part, tolerance: geodesicTolerance) : part))
+        }
+        return lines
+    }
+
+    /// An empty set whose layers are already `layers` (nil first, then names), in that order: a set that will hold
+    /// only some of the routes of another numbers their layers as that one does, so its tiles hold the layers in the
+    /// same order.
+    public init(layers: [String?]) {
+        if let first = layers.first, first == nil {
+            self.layers = layers
+        } else {
+            self.layers = [nil] + layers
+        }
     }
 
     /// Bounds in lon/lat of map-point `bounds` whose positions reach from latitude `south` to `north`; nil when

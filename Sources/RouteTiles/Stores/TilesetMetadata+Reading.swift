@@ -58,5 +58,11 @@ extension TilesetMetadata {
         self.init(name: object["name"] as? String ?? "", layers: layers, minZoom: minZoom, maxZoom: maxZoom,
                   bounds: bounds, center: center)
         description = object["description"] as? String ?? ""
+        if let label = object[Self.shardKey] {
+            guard let text = label as? String, let shard = try? PyramidShard(label: text) else {
+                throw StoreError(path: source, message: "metadata '\(Self.shardKey)' is not a shard of a plan: \(label)")
+            }
+            self.shard = shard
+        }
     }
 }

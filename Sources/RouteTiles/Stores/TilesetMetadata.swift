@@ -13,6 +13,9 @@ public struct TilesetMetadata: Sendable, Equatable {
     public var bounds: [Double]
     /// Longitude, latitude, zoom.
     public var center: [Double]
+    /// For the output of one shard of a sharded build, which shard of which plan: `join` checks that its parts fit
+    /// together. Written as the `routetiles_shard` entry.
+    public var shard: PyramidShard?
 
     public init(name: String, layers: [VectorLayerInfo], minZoom: Int, maxZoom: Int, bounds: [Double],
                 center: [Double]) {
@@ -31,59 +34,9 @@ public struct TilesetMetadata: Sendable, Equatable {
 
     /// The metadata of tiles cut with `options` from the routes of `routeSets` together.
     public init(name: String, options: TilingOptions, routeSets: [ProjectedRouteSet]) {
-        var fields: [String: String] = ["length_m": "Number"]
-        var otherLayers: [String: [String: String]] = [:]
-        var layerOrder: [String] = []
-        if options.lineMetrics {
-            for key in ["start_m", "end_m", "mapbox_clip_start", "mapbox_clip_end"] { fields[key] = "Number" }
-        }
-        var mapBounds = MapRect.empty
-        var south = Double.infinity, north = -Double.infinity
-        for set in routeSets {
-            for route in set.routes {
-                let name = set.layers[route.layer] ?? options.layerName
-                var layerFields = name == options.layerName ? fields : otherLayers[name] ?? [:]
-                if name != options.layerName, otherLayers[name] == nil {
-                    layerOrder.append(name)
-                    if !route.isPoint { layerFields["length_m"] = "Number" }
-                }
-                for property in route.properties where !RouteTiler.reservedKeys.contains(property.key) {
-                    let type = property.value.fieldType
-                    if let known = layerFields[property.key], known != type {
-                        layerFields[property.key] = "Mixed"
-                    } else {
-                        layerFields[property.key] = type
-                    }
-                }
-                if name == options.layerName { fields = layerFields } else { otherLayers[name] = layerFields }
-            }
-            mapBounds.formUnion(set.bounds)
-            if let b = set.geographicBounds {
-                south = min(south, b.south)
-                north = max(north, b.north)
-            }
-        }
-        let b = ProjectedRouteSet.geographicBounds(of: mapBounds, south: south, north: north)
-            ?? (west: -180, south: -85.05112878, east: 180, north: 85.05112878)
-        let bounds = [b.west, b.south, b.east, b.north].map { ($0 * 1e6).rounded() / 1e6 }
-        // The zoom at which the routes' extent spans about one tile, within the tileset's zooms.
-        let span = max(mapBounds.maxX - mapBounds.minX, mapBounds.maxY - mapBounds.minY)
-        let fit = span > 0 ? Int(log2(WebMercator.worldSize / span).rounded(.down)) : options.maxZoom
-        let zoom = min(max(fit, options.minZoom), options.maxZoom)
-        let centre: [Double]
-        if mapBounds.isEmpty {
-            centre = [0, 0, Double(zoom)]
-        } else {
-            let mid = WebMercator.unproject(MapPoint(x: (mapBounds.minX + mapBounds.maxX) / 2,
-                                                     y: (mapBounds.minY + mapBounds.maxY) / 2))
-            var lon = mid.longitude.truncatingRemainder(dividingBy: 360)
-            if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
-            centre = [(lon * 1e6).rounded() / 1e6, (mid.latitude * 1e6).rounded() / 1e6, Double(zoom)]
-        }
-        let layers = [VectorLayerInfo(id: options.layerName, fields: fields)]
-            + layerOrder.map { VectorLayerInfo(id: $0, fields: otherLayers[$0] ?? [:]) }
-        self.init(name: name, layers: layers,
-                  minZoom: options.minZoom, maxZoom: options.maxZoom, bounds: bounds, center: centre)
+        var survey = TilesetMetadata.Survey(options: options)
+        for set in routeSets { survey.add(set) }
+        self = survey.metadata(name: name)
     }
 
     /// The `vector_layers` array of TileJSON and of the `json` metadata entry.
@@ -107,8 +60,11 @@ public struct TilesetMetadata: Sendable, Equatable {
             ("type", "overlay"), ("format", "pbf"),
             ("generator", "routetiles \(RouteTilesVersion.string)"),
             ("json", String(decoding: json, as: UTF8.self)),
-        ]
+        ] + (shard.map { [(Self.shardKey, $0.label)] } ?? [])
     }
+
+    /// The name of the entry that holds `shard`.
+    public static let shardKey = "routetiles_shard"
 
     /// `metadata.json` of a pyramid.
     public var metadataJSON: [UInt8] {

@@ -1,0 +1,91 @@
+import Foundation
+
+extension TilesetMetadata {
+    /// What a tileset's metadata says of its routes (the fields of each layer, the bounds, the centre), gathered
+    /// route by route in input order. A build that never holds every route at once, such as one shard of a sharded
+    /// build, still writes the metadata of the whole tileset by passing each route here as it is read.
+    public struct Survey: Sendable {
+        let options: TilingOptions
+        private var fields: [String: String] = ["length_m": "Number"]
+        private var otherLayers: [String: [String: String]] = [:]
+        private var layerOrder: [String] = []
+        private var mapBounds = MapRect.empty
+        private var south = Double.infinity, north = -Double.infinity
+
+        public init(options: TilingOptions) {
+            self.options = options
+            if options.lineMetrics {
+                for key in ["start_m", "end_m", "mapbox_clip_start", "mapbox_clip_end"] { fields[key] = "Number" }
+            }
+        }
+
+        /// Adds every route of `set`.
+        public mutating func add(_ set: ProjectedRouteSet) {
+            for route in set.routes {
+                addFields(of: route.properties, layer: set.layers[route.layer], isPoint: route.isPoint)
+            }
+            mapBounds.formUnion(set.bounds)
+            if let b = set.geographicBounds {
+                south = min(south, b.south)
+                north = max(north, b.north)
+            }
+        }
+
+        /// Adds one route drawn as `lines` (see `ProjectedRouteSet.drawnLines`); a route without lines adds nothing,
+        /// as it adds nothing to a route set.
+        public mutating func add(_ route: Route, lines: [[Coordinate]]) {
+            guard !lines.isEmpty else { return }
+            addFields(of: route.properties, layer: route.layer, isPoint: route.kind == .point)
+            for line in lines {
+                for c in line {
+                    mapBounds.formUnion(WebMercator.project(c))
+                    south = min(south, c.latitude)
+                    north = max(north, c.latitude)
+                }
+            }
+        }
+
+        private mutating func addFields(of properties: [Property], layer: String?, isPoint: Bool) {
+            let name = layer ?? options.layerName
+            var layerFields = name == options.layerName ? fields : otherLayers[name] ?? [:]
+            if name != options.layerName, otherLayers[name] == nil {
+                layerOrder.append(name)
+                if !isPoint { layerFields["length_m"] = "Number" }
+            }
+            for property in properties where !RouteTiler.reservedKeys.contains(property.key) {
+                let type = property.value.fieldType
+                if let known = layerFields[property.key], known != type {
+                    layerFields[property.key] = "Mixed"
+                } else {
+                    layerFields[property.key] = type
+                }
+            }
+            if name == options.layerName { fields = layerFields } else { otherLayers[name] = layerFields }
+        }
+
+        /// The metadata of the routes added, named `name`.
+        public func metadata(name: String) -> TilesetMetadata {
+            let b = ProjectedRouteSet.geographicBounds(of: mapBounds, south: south, north: north)
+                ?? (west: -180, south: -85.05112878, east: 180, north: 85.05112878)
+            let bounds = [b.west, b.south, b.east, b.north].map { ($0 * 1e6).rounded() / 1e6 }
+            // The zoom at which the routes' extent spans about one tile, within the tileset's zooms.
+            let span = max(mapBounds.maxX - mapBounds.minX, mapBounds.maxY - mapBounds.minY)
+            let fit = span > 0 ? Int(log2(WebMercator.worldSize / span).rounded(.down)) : options.maxZoom
+            let zoom = min(max(fit, options.minZoom), options.maxZoom)
+            let centre: [Double]
+            if mapBounds.isEmpty {
+                centre = [0, 0, Double(zoom)]
+            } else {
+                let mid = WebMercator.unproject(MapPoint(x: (mapBounds.minX + mapBounds.maxX) / 2,
+                                                         y: (mapBounds.minY + mapBounds.maxY) / 2))
+                var lon = mid.longitude.truncatingRemainder(dividingBy: 360)
+                if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
+                centre = [(lon * 1e6).rounded() / 1e6, (mid.latitude * 1e6).rounded() / 1e6, Double(zoom)]
+            }
+            let layers = [VectorLayerInfo(id: options.layerName, fields: fields)]
+                + layerOrder.map { VectorLayerInfo(id: $0, fields: otherLayers[$0] ?? [:]) }
+            return TilesetMetadata(name: name, layers: layers, minZoom: options.minZoom, maxZoom: options.maxZoom,
+                                   bounds: bounds, center: centre)
+        }
+    }
+}
