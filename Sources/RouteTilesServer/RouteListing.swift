@@ -27,7 +27,8 @@ final class RouteListing: Sendable {
     /// The listing as JSON: `{"generation": g, "routes": [...]}`; only the entries of `keys` (and of the routes
     /// whose steps are among them) when it is given.
     func body(of sync: LiveRouteSync, keys: Set<String>?) -> [UInt8] {
-        let (generation, routes) = sync.routes.keyedRoutes
+        // Without positions: only summaries not kept and steps need them, and they are read one route at a time.
+        let (generation, routes) = sync.routes.keyedRoutes(withPositions: false)
         if keys == nil, let cached = cached.withLock({ $0 }), cached.generation == generation { return cached.body }
         let entries = self.entries(of: routes, sync: sync, keys: keys)
         let object: [String: Any] = ["generation": generation, "routes": entries]
@@ -62,7 +63,7 @@ final class RouteListing: Sendable {
         for (position, (key, route)) in routes.enumerated() {
             if let parent = parentOf[position], let index = Self.integer(route.properties, "index") {
                 var step = steps[parent]?[index] ?? ["index": index]
-                Self.merge(route, into: &step)
+                Self.merge(sync.routes.route(key) ?? route, into: &step)
                 steps[parent, default: [:]][index] = step
                 stepKeys[parent, default: []].append(key)
                 continue
@@ -72,7 +73,7 @@ final class RouteListing: Sendable {
             if let version, let memo = known[key], memo.version == version {
                 summary = memo.summary
             } else {
-                summary = RouteSummary(of: route)
+                summary = RouteSummary(of: sync.routes.route(key) ?? route)
             }
             if let version { fresh[key] = (version, summary) }
             var entry: [String: Any] = [

@@ -34,23 +34,43 @@ public final class LiveRouteSet: Sendable {
     }
 
     private struct Entry: Sendable {
-        var route: Route
+        /// The route as read, but for its positions, which are kept packed.
+        private var header: Route
+        private var positions: PackedPositions
         var tiler: RouteTiler
         /// Nil until first needed, or until `fillCovers` reaches it: a set loaded at start-up answers tiles at once
         /// and finds its covers (a cut of every tile of every route) afterwards.
         var cover: Set<TileID>?
 
         init(route: Route, options: TilingOptions) {
-            self.route = route
-            tiler = RouteTiler(routes: [route], options: options)
+            self.init(route: route, tiler: RouteTiler(routes: [route], options: options))
             cover = RouteCover.tiles(of: tiler)
         }
 
         init(route: Route, tiler: RouteTiler) {
-            self.route = route
+            header = route
+            header.parts = []
+            positions = PackedPositions(route.parts)
             self.tiler = tiler
             cover = nil
         }
+
+        /// The route as it was read (and appended to).
+        var route: Route {
+            var route = header
+            route.parts = positions.parts
+            return route
+        }
+
+        /// The route without its positions.
+        var routeWithoutPositions: Route { header }
+
+        var pointCount: Int { positions.count }
+
+        /// The last position of the last part.
+        var lastPosition: Coordinate? { positions.last }
+
+        mutating func appendToLastPart(_ points: [Coordinate]) { positions.appendToLastPart(points) }
 
         /// The cover, found now if it was not yet.
         var knownCover: Set<TileID> { cover ?? RouteCover.tiles(of: tiler) }
@@ -143,10 +163,13 @@ public final class LiveRouteSet: Sendable {
     /// The key of every route, in feature order.
     public var keys: [String] { state.withLock { $0.order } }
 
-    /// Every route with its key, in feature order, and the generation they make up: read at one moment.
-    public var keyedRoutes: (generation: UInt64, routes: [(key: String, route: Route)]) {
+    /// Every route with its key, in feature order, and the generation they make up: read at one moment. With
+    /// `withPositions` false, the routes come without their positions (`parts` empty), which costs no copy of them.
+    public func keyedRoutes(withPositions: Bool = true) -> (generation: UInt64, routes: [(key: String, route: Route)]) {
         state.withLock { state in
-            let routes = state.order.compactMap { key in state.entries[key].map { (key: key, route: $0.route) } }
+            let routes = state.order.compactMap { key in
+                state.entries[key].map { (key: key, route: withPositions ? $0.route : $0.routeWithoutPositions) }
+            }
             // Snapshots are published under this lock, so the generation read here is that of these routes.
             return (current.withLock { $0.generation }, routes)
         }
@@ -250,17 +273,16 @@ public final class LiveRouteSet: Sendable {
         // Out of the table while it changes, so that its arrays are extended in place, not copied.
         guard var entry = state.entries.removeValue(forKey: key) else { return false }
         defer { state.entries[key] = entry }
-        let lastPart = entry.route.parts.count - 1
-        guard !points.isEmpty, lastPart >= 0, let joint = entry.route.parts[lastPart].last,
+        guard !points.isEmpty, let joint = entry.lastPosition,
               let tiler = entry.tiler.appending(points, after: joint) else { return true }
-        var piece = entry.route
+        var piece = entry.routeWithoutPositions
         piece.parts = [[joint] + points]
         let added = RouteCover.tiles(of: piece, options: options)
         var cover = entry.cover ?? RouteCover.tiles(of: entry.tiler)
         invalidated.formUnion(cover)
         invalidated.formUnion(added)
         entry.tiler = tiler
-        entry.route.parts[lastPart].append(contentsOf: points)
+        entry.appendToLastPart(points)
         cover.formUnion(added)
         entry.cover = cover
         return true
@@ -295,6 +317,6 @@ public final class LiveRouteSet: Sendable {
     private static func snapshot(of state: State, options: TilingOptions, generation: UInt64) -> Snapshot {
         let entries = state.order.compactMap { state.entries[$0] }
         return Snapshot(tilers: RouteTilerSet(entries.map(\.tiler), options: options), generation: generation,
-                        routeCount: entries.count, pointCount: entries.reduce(0) { $0 + $1.route.pointCount })
+                        routeCount: entries.count, pointCount: entries.reduce(0) { $0 + $1.pointCount })
     }
 }
