@@ -20,14 +20,26 @@ extension RouteTilesResponder {
         }
         if request.method == .get, key == nil {
             let ids = request.uri.queryParameters.getAll("id").map { String($0) }
-            let body = state.routeListing.body(of: sync, keys: ids.isEmpty ? nil : Set(ids))
-            return HTTPAnswers.bytes(body, contentType: "application/json", headers: [.cacheControl: "no-cache"])
+            do {
+                let body = try await state.routeListing.body(of: sync, keys: ids.isEmpty ? nil : Set(ids))
+                return HTTPAnswers.bytes(body, contentType: "application/json", headers: [.cacheControl: "no-cache"])
+            } catch {
+                return HTTPAnswers.error(.serviceUnavailable, "the route store cannot be read: \(error)")
+            }
         }
         if request.method == .get, let key {
-            guard let route = sync.routes.route(key) else { return HTTPAnswers.error(.notFound, "no route \(key)") }
-            var response = HTTPAnswers.json(RouteGeoJSON.feature(route))
+            // The store keeps the positions (the live set holds them only projected), and is never behind this
+            // server: a route just written reads back as written.
+            let row: StoredRow?
+            do {
+                row = try await sync.store.rows([key])[key]
+            } catch {
+                return HTTPAnswers.error(.serviceUnavailable, "the route store cannot be read: \(error)")
+            }
+            guard case let .route(stored)? = row else { return HTTPAnswers.error(.notFound, "no route \(key)") }
+            var response = HTTPAnswers.json(RouteGeoJSON.feature(stored.route))
             response.headers[.contentType] = "application/geo+json"
-            if let version = sync.version(of: key) { response.headers[.eTag] = "\"\(version)\"" }
+            response.headers[.eTag] = "\"\(stored.version)\""
             return response
         }
         if let refusal = authorize(request) { return refusal }

@@ -26,11 +26,12 @@ final class RouteListing: Sendable {
 
     /// The listing as JSON: `{"generation": g, "routes": [...]}`; only the entries of `keys` (and of the routes
     /// whose steps are among them) when it is given.
-    func body(of sync: LiveRouteSync, keys: Set<String>?) -> [UInt8] {
-        // Without positions: only summaries not kept and steps need them, and they are read one route at a time.
-        let (generation, routes) = sync.routes.keyedRoutes(withPositions: false)
+    /// The positions of routes are read from the store (the live set does not keep them), only for the summaries
+    /// not kept yet and for steps; throws what the store throws.
+    func body(of sync: LiveRouteSync, keys: Set<String>?) async throws -> [UInt8] {
+        let (generation, routes) = sync.routes.keyedRoutesWithoutPositions
         if keys == nil, let cached = cached.withLock({ $0 }), cached.generation == generation { return cached.body }
-        let entries = self.entries(of: routes, sync: sync, keys: keys)
+        let entries = try await self.entries(of: routes, sync: sync, keys: keys)
         let object: [String: Any] = ["generation": generation, "routes": entries]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])) ?? Data("{}".utf8)
         let body = Array(data) + [0x0a]
@@ -38,7 +39,8 @@ final class RouteListing: Sendable {
         return body
     }
 
-    private func entries(of routes: [(key: String, route: Route)], sync: LiveRouteSync, keys: Set<String>?) -> [[String: Any]] {
+    private func entries(of routes: [(key: String, route: Route)], sync: LiveRouteSync,
+                         keys: Set<String>?) async throws -> [[String: Any]] {
         let defaultLayer = sync.routes.options.layerName
         // The readers write each route's steps and maneuvers just before the route: a step's route is the nearest
         // later directions route with its `route_index`. Found walking backwards.
@@ -60,10 +62,25 @@ final class RouteListing: Sendable {
         var stepKeys: [String: [String]] = [:]
         var fresh: [String: (version: Int64, summary: RouteSummary)] = [:]
         let known = summaries.withLock { $0 }
+        // The routes whose positions are needed: steps, and routes without a summary of their version.
+        var needed: [String] = []
+        for (position, (key, _)) in routes.enumerated() {
+            if parentOf[position] != nil {
+                needed.append(key)
+            } else if let version = sync.version(of: key), let memo = known[key], memo.version == version {
+                continue
+            } else {
+                needed.append(key)
+            }
+        }
+        var stored: [String: StoredRoute] = [:]
+        for (key, row) in try await sync.store.rows(needed) {
+            if case let .route(route) = row { stored[key] = route }
+        }
         for (position, (key, route)) in routes.enumerated() {
             if let parent = parentOf[position], let index = Self.integer(route.properties, "index") {
                 var step = steps[parent]?[index] ?? ["index": index]
-                Self.merge(sync.routes.route(key) ?? route, into: &step)
+                Self.merge(stored[key]?.route ?? route, into: &step)
                 steps[parent, default: [:]][index] = step
                 stepKeys[parent, default: []].append(key)
                 continue
@@ -72,10 +89,14 @@ final class RouteListing: Sendable {
             let summary: RouteSummary
             if let version, let memo = known[key], memo.version == version {
                 summary = memo.summary
+                fresh[key] = memo
+            } else if let row = stored[key] {
+                summary = RouteSummary(of: row.route)
+                // Kept only when the store's row is the version this server holds (the store may be ahead).
+                if row.version == version { fresh[key] = (row.version, summary) }
             } else {
-                summary = RouteSummary(of: sync.routes.route(key) ?? route)
+                summary = RouteSummary(of: route)
             }
-            if let version { fresh[key] = (version, summary) }
             var entry: [String: Any] = [
                 "id": key, "fid": ProjectedRouteSet.featureID(for: route.id, index: 0), "layer": route.layer ?? defaultLayer,
                 "kind": route.kind == .point ? "point" : "line",

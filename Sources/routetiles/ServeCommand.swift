@@ -155,6 +155,8 @@ struct ServeCommand: AsyncParsableCommand {
             backend = .routes(routes, options: tiling.tilingOptions)
             name = inputs.count == 1 ? BuildCommand.defaultName(for: inputs[0]) : "routes"
         }
+        // Reading, packing into the store and projecting freed more than the server keeps; give it back.
+        FreedMemory.giveBack()
         let server: RouteTilesServer
         do {
             server = try RouteTilesServer(configuration: serverConfiguration, name: name, backend: backend, logger: logger)

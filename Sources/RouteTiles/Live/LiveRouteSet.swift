@@ -33,10 +33,15 @@ public final class LiveRouteSet: Sendable {
         public var generation: UInt64
     }
 
+    /// A route as the set holds it: its tiler (the positions projected), and the route as read but for its
+    /// positions, which its store keeps (`RouteStore.rows`): holding them here too would double the memory of
+    /// every position.
     private struct Entry: Sendable {
-        /// The route as read, but for its positions, which are kept packed.
-        private var header: Route
-        private var positions: PackedPositions
+        /// The route without its positions (`parts` empty).
+        var header: Route
+        /// The last position of its last part, where an append joins.
+        var lastPosition: Coordinate?
+        var pointCount: Int
         var tiler: RouteTiler
         /// Nil until first needed, or until `fillCovers` reaches it: a set loaded at start-up answers tiles at once
         /// and finds its covers (a cut of every tile of every route) afterwards.
@@ -50,27 +55,11 @@ public final class LiveRouteSet: Sendable {
         init(route: Route, tiler: RouteTiler) {
             header = route
             header.parts = []
-            positions = PackedPositions(route.parts)
+            lastPosition = route.parts.last?.last
+            pointCount = route.pointCount
             self.tiler = tiler
             cover = nil
         }
-
-        /// The route as it was read (and appended to).
-        var route: Route {
-            var route = header
-            route.parts = positions.parts
-            return route
-        }
-
-        /// The route without its positions.
-        var routeWithoutPositions: Route { header }
-
-        var pointCount: Int { positions.count }
-
-        /// The last position of the last part.
-        var lastPosition: Coordinate? { positions.last }
-
-        mutating func appendToLastPart(_ points: [Coordinate]) { positions.appendToLastPart(points) }
 
         /// The cover, found now if it was not yet.
         var knownCover: Set<TileID> { cover ?? RouteCover.tiles(of: tiler) }
@@ -163,20 +152,21 @@ public final class LiveRouteSet: Sendable {
     /// The key of every route, in feature order.
     public var keys: [String] { state.withLock { $0.order } }
 
-    /// Every route with its key, in feature order, and the generation they make up: read at one moment. With
-    /// `withPositions` false, the routes come without their positions (`parts` empty), which costs no copy of them.
-    public func keyedRoutes(withPositions: Bool = true) -> (generation: UInt64, routes: [(key: String, route: Route)]) {
+    /// Every route with its key, in feature order, without its positions (`parts` empty; the store keeps them),
+    /// and the generation they make up: read at one moment.
+    public var keyedRoutesWithoutPositions: (generation: UInt64, routes: [(key: String, route: Route)]) {
         state.withLock { state in
-            let routes = state.order.compactMap { key in
-                state.entries[key].map { (key: key, route: withPositions ? $0.route : $0.routeWithoutPositions) }
-            }
+            let routes = state.order.compactMap { key in state.entries[key].map { (key: key, route: $0.header) } }
             // Snapshots are published under this lock, so the generation read here is that of these routes.
             return (current.withLock { $0.generation }, routes)
         }
     }
 
-    /// The route stored under `key`.
-    public func route(_ key: String) -> Route? { state.withLock { $0.entries[key]?.route } }
+    /// The route stored under `key`, without its positions (`parts` empty; the store keeps them).
+    public func routeWithoutPositions(_ key: String) -> Route? { state.withLock { $0.entries[key]?.header } }
+
+    /// The number of positions of the route stored under `key`.
+    public func pointCount(of key: String) -> Int? { state.withLock { $0.entries[key]?.pointCount } }
 
     /// The text form of a route id: the key under which it is stored and addressed (`/routes/{key}`).
     public static func key(for id: RouteID) -> String {
@@ -275,14 +265,15 @@ public final class LiveRouteSet: Sendable {
         defer { state.entries[key] = entry }
         guard !points.isEmpty, let joint = entry.lastPosition,
               let tiler = entry.tiler.appending(points, after: joint) else { return true }
-        var piece = entry.routeWithoutPositions
+        var piece = entry.header
         piece.parts = [[joint] + points]
         let added = RouteCover.tiles(of: piece, options: options)
         var cover = entry.cover ?? RouteCover.tiles(of: entry.tiler)
         invalidated.formUnion(cover)
         invalidated.formUnion(added)
         entry.tiler = tiler
-        entry.appendToLastPart(points)
+        entry.lastPosition = points.last
+        entry.pointCount += points.count
         cover.formUnion(added)
         entry.cover = cover
         return true

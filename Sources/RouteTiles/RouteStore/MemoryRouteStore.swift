@@ -10,8 +10,27 @@ public final class MemoryRouteStore: RouteStore {
     /// everything again.
     public let retainedChanges: Int
 
+    /// A stored route with its positions packed (about half the memory for positions of up to seven decimals).
+    private struct Row {
+        /// The stored route without its positions.
+        var header: StoredRoute
+        var positions: PackedPositions
+
+        init(_ stored: StoredRoute) {
+            header = stored
+            header.route.parts = []
+            positions = PackedPositions(stored.route.parts)
+        }
+
+        var stored: StoredRoute {
+            var stored = header
+            stored.route.parts = positions.parts
+            return stored
+        }
+    }
+
     private struct State {
-        var rows: [String: StoredRoute] = [:]
+        var rows: [String: Row] = [:]
         var changes: [RouteChange] = []
         var sequence: Int64 = 0
         var nextNumber: UInt64 = 0
@@ -33,8 +52,8 @@ public final class MemoryRouteStore: RouteStore {
     /// What the store holds now.
     func snapshot() -> RouteStoreSnapshot {
         state.withLock { state in
-            let routes = state.rows.values.sorted { ($0.created, $0.key) < ($1.created, $1.key) }
-            return RouteStoreSnapshot(routes: routes, badRows: [], sequence: state.sequence)
+            let rows = state.rows.values.sorted { ($0.header.created, $0.header.key) < ($1.header.created, $1.header.key) }
+            return RouteStoreSnapshot(routes: rows.map(\.stored), badRows: [], sequence: state.sequence)
         }
     }
 
@@ -43,7 +62,7 @@ public final class MemoryRouteStore: RouteStore {
     public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
         state.withLock { state in
             var rows: [String: StoredRow] = [:]
-            for key in keys { if let row = state.rows[key] { rows[key] = .route(row) } }
+            for key in keys { if let row = state.rows[key] { rows[key] = .route(row.stored) } }
             return rows
         }
     }
@@ -88,8 +107,8 @@ public final class MemoryRouteStore: RouteStore {
                 let existing = state.rows[key]
                 let made = change(key, existing == nil ? .insert : .update)
                 let stored = StoredRoute(key: key, route: route, version: made.sequence,
-                                         created: existing?.created ?? made.sequence)
-                state.rows[key] = stored
+                                         created: existing?.header.created ?? made.sequence)
+                state.rows[key] = Row(stored)
                 changes.append(made)
                 written.append(stored)
             }
@@ -103,12 +122,12 @@ public final class MemoryRouteStore: RouteStore {
             return .committed(changes: [change(key, .delete)], written: [])
         case let .append(key, points):
             // Out of the table while it changes, so that its points are extended in place, not copied.
-            guard var stored = state.rows.removeValue(forKey: key) else { return .notFound(key: key) }
-            defer { state.rows[key] = stored }
-            guard stored.route.kind == .line, !stored.route.parts.isEmpty else { return .notALine(key: key) }
-            let made = change(key, .append, base: stored.version, points: points)
-            stored.route.parts[stored.route.parts.count - 1].append(contentsOf: points)
-            stored.version = made.sequence
+            guard var row = state.rows.removeValue(forKey: key) else { return .notFound(key: key) }
+            defer { state.rows[key] = row }
+            guard row.header.route.kind == .line, row.positions.partCount > 0 else { return .notALine(key: key) }
+            let made = change(key, .append, base: row.header.version, points: points)
+            row.positions.appendToLastPart(points)
+            row.header.version = made.sequence
             return .committed(changes: [made], written: [])
         }
     }

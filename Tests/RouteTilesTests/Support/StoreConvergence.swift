@@ -44,9 +44,12 @@ enum StoreConvergence {
             case 5, 6:
                 write = .remove(key: key)
             default:
-                let last = sync.routes.route(key)?.parts.last?.last ?? Coordinate(longitude: 2.3, latitude: 48.85)
+                // The store keeps the positions; the live set holds them only projected.
+                var current: Route?
+                if case let .route(row)? = try await sync.store.rows([key])[key] { current = row.route }
+                let last = current?.parts.last?.last ?? Coordinate(longitude: 2.3, latitude: 48.85)
                 let points = Sample.track(count: 8, lon: last.longitude, lat: last.latitude, step: 0.001, using: &rng)
-                if var route = sync.routes.route(key) {
+                if var route = current {
                     route.parts[route.parts.count - 1] += points
                     written.append(route)
                 }

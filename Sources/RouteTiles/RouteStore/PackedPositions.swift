@@ -1,4 +1,4 @@
-/// A route's positions as read, kept by a live route set in half the memory when they allow it: longitude and
+/// A route's positions as read, kept by the memory route store in half the memory when they allow it: longitude and
 /// latitude as whole ten-millionths of a degree (two `Int32`s, 8 bytes a position) when every position is exactly
 /// such a number, as positions of up to seven decimals are; otherwise as they are (16 bytes a position). Either
 /// way the positions read back are the very `Double`s that were packed.
@@ -22,6 +22,9 @@ struct PackedPositions: Sendable {
 
     /// The number of positions.
     var count: Int { exact?.count ?? tenMillionths.count / 2 }
+
+    /// The number of parts.
+    var partCount: Int { partEnds.count }
 
     /// The positions, part by part.
     var parts: [[Coordinate]] {
