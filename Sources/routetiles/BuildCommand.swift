@@ -119,7 +119,6 @@ struct BuildCommand: AsyncParsableCommand {
         let options = tiling.tilingOptions
         var projected = ProjectedRouteSet()
         var part: (shard: PyramidShard, survey: ShardSurvey)?
-        var read = 0
         if let shard {
             let number = try shardNumber(shard)
             let survey = try await survey(options: options, terminal: terminal)
@@ -131,17 +130,21 @@ struct BuildCommand: AsyncParsableCommand {
                 throw failure("error: \(error)")
             }
             terminal.note("shard \(number.index)/\(number.count): \(plan)")
-            projected = ProjectedRouteSet(layers: survey.layers)
         }
         // Each route is projected as it is read and then dropped: the tiler keeps only its packed columns. A shard
-        // keeps only the routes its tiles need, with their indexes in the whole input (their feature ids).
-        try await RouteInputs.forEachRoute(inputs, format: reading.inputFormat, options: reading.readOptions,
-                                           terminal: part == nil ? terminal : Terminal(quiet: true)) { route in
-            let lines = ProjectedRouteSet.drawnLines(of: route, geodesicTolerance: options.geodesicTolerance)
-            if part?.shard.needs(lines, options: options) ?? true {
-                projected.add(route, index: read, lines: lines)
+        // keeps only the routes its tiles need, numbered as in the whole input (ShardRoutes).
+        if let part {
+            var kept = ShardRoutes(shard: part.shard, survey: part.survey)
+            try await RouteInputs.forEachRoute(inputs, format: reading.inputFormat, options: reading.readOptions,
+                                               terminal: Terminal(quiet: true)) { kept.offer($0) }
+            projected = kept.projected
+        } else {
+            var index = 0
+            try await RouteInputs.forEachRoute(inputs, format: reading.inputFormat, options: reading.readOptions,
+                                               terminal: terminal) { route in
+                projected.add(route, index: index, geodesicTolerance: options.geodesicTolerance)
+                index += 1
             }
-            read += 1
         }
         let tiler = RouteTiler(projected: projected, options: options)
         let defaultOutput = "Tiles/build/" + Self.defaultName(for: inputs[0])
