@@ -1,3 +1,4 @@
+import Foundation
 import RouteTiles
 
 /// Everything `routetiles serve` can be told, with the defaults a tile server is expected to have.
@@ -28,8 +29,8 @@ public struct ServerConfiguration: Sendable {
     public static let defaultBasemap = "https://tiles.openfreemap.org/styles/positron"
     /// A folder served under `/assets/`.
     public var assetsDirectory: String?
-    /// Tiles generated at once; more wait in a queue.
-    public var generationConcurrency = 2
+    /// Tiles generated at once, one per core by default; more wait in a queue.
+    public var generationConcurrency = ProcessInfo.processInfo.activeProcessorCount
     /// Tile generations that may wait; past that the server answers 503.
     public var generationQueueLimit = 256
     /// Seconds in the `Retry-After` of a 503.
@@ -37,8 +38,8 @@ public struct ServerConfiguration: Sendable {
     /// How bodies of the write endpoints are read: polyline precision, geodesics, CSV columns, as for the route
     /// files. `skipInvalid` is ignored: a body with an invalid route is refused whole, so the client learns of it.
     public var readOptions = ReadOptions()
-    /// gzip level of tiles cut on demand, 0 (store) to 9 (smallest); 6 as for `routetiles build`.
-    public var compressionLevel: Int32 = 6
+    /// gzip level of tiles cut on demand, 0 (store) to 9 (smallest); the same default as `routetiles build`.
+    public var compressionLevel: Int32 = GzipCompressor.defaultLevel
 
     public init() {}
 }

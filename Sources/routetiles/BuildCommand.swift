@@ -25,15 +25,8 @@ struct BuildCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Output: X.mbtiles, X.pmtiles or a folder. Default: Tiles/build/<name of the first input>.")
     var output: String?
 
-    @Option(help: "Kind of output, instead of telling it from the output's name (directory, mbtiles, pmtiles).")
-    var outputFormat: String?
-
-    /// The former spelling of --output-format, still accepted.
-    @Option(help: .hidden)
-    var store: String?
-
-    @Flag(help: "Replace the output if it exists.")
-    var force = false
+    @OptionGroup
+    var outputOptions: OutputOptions
 
     @OptionGroup(title: "Reading")
     var reading: ReadingOptions
@@ -72,11 +65,6 @@ struct BuildCommand: AsyncParsableCommand {
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if memoryMb < 32 { throw ValidationError("--memory-mb must be at least 32") }
-        if outputFormat != nil && store != nil { throw ValidationError("give --output-format once (--store is its former name)") }
-        if let kind = outputFormat ?? store, TileStoreFormat(rawValue: kind.lowercased()) == nil {
-            throw ValidationError("unknown --output-format '\(kind)'; known: "
-                + TileStoreFormat.allCases.map(\.rawValue).joined(separator: ", "))
-        }
         if let baseUrl, !(baseUrl.hasPrefix("http://") || baseUrl.hasPrefix("https://")) {
             throw ValidationError("--base-url must be an absolute http(s) URL")
         }
@@ -84,7 +72,7 @@ struct BuildCommand: AsyncParsableCommand {
         if shard != nil && baseUrl != nil {
             throw ValidationError("--base-url belongs on the joined tileset, not on one shard's part")
         }
-        if baseUrl != nil, let output, storeFormat(for: output) != .directory {
+        if baseUrl != nil, let output, outputOptions.format(for: output) != .directory {
             throw ValidationError("--base-url writes tiles.json into an output folder; an archive keeps its metadata "
                 + "inside (routetiles serve --tiles serves its tiles.json)")
         }
@@ -151,39 +139,24 @@ struct BuildCommand: AsyncParsableCommand {
             + (part.map { "-shard-\($0.shard.index)-of-\($0.shard.plan.count)" } ?? "")
         let outputPath = output ?? defaultOutput
         let destination = URL(fileURLWithPath: outputPath)
-        let store: any TileStore
-        do {
-            store = try storeFormat(for: outputPath).makeStore(path: outputPath, replace: force)
-        } catch {
-            throw failure("error: \(error)")
-        }
-        let cleanup = InterruptCleanup { store.abort() }
-        defer { cleanup.cancel() }
-
         let builder = PyramidBuilder(tiler: tiler, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
                                      compressionLevel: Int32(tiling.compressionLevel), shard: part?.shard)
-        let statistics: BuildStatistics
-        do {
-            statistics = try builder.build(into: store, progress: terminal.progressReporter(started: started))
-            terminal.endProgress()
+        let statistics = try outputOptions.write(to: outputPath) { store -> (TilesetMetadata, BuildStatistics) in
+            defer { terminal.endProgress() }
+            let statistics = try builder.build(into: store, progress: terminal.progressReporter(started: started))
             var metadata: TilesetMetadata
             if let part {
                 // The whole tileset's metadata, which the join writes under a name of its own.
                 metadata = part.survey.metadata(name: name ?? Self.defaultName(for: inputs[0]))
                 metadata.shard = part.shard
             } else {
-                metadata = TilesetMetadata(name: name ?? storeFormat(for: outputPath).tilesetName(forPath: outputPath), tiler: tiler)
+                metadata = TilesetMetadata(name: name ?? outputOptions.format(for: outputPath).tilesetName(forPath: outputPath),
+                                           tiler: tiler)
             }
-            try store.putMetadata(metadata)
             if let baseUrl, let folder = store as? DirectoryTileStore {
                 try folder.putFile(named: "tiles.json", contents: metadata.tileJSON(baseURL: baseUrl))
             }
-            try store.commit()
-        } catch {
-            store.abort()
-            cleanup.waitIfInterrupted()
-            terminal.endProgress()
-            throw failure("error: \(error)")
+            return (metadata, statistics)
         }
         if let part {
             terminal.note("shard \(part.shard.index)/\(part.shard.plan.count) held \(tiler.routes.routes.count) of "
@@ -202,10 +175,6 @@ struct BuildCommand: AsyncParsableCommand {
             survey.add(route, lines: ProjectedRouteSet.drawnLines(of: route, geodesicTolerance: options.geodesicTolerance))
         }
         return survey
-    }
-
-    private func storeFormat(for path: String) -> TileStoreFormat {
-        (outputFormat ?? store).flatMap { TileStoreFormat(rawValue: $0.lowercased()) } ?? TileStoreFormat(path: path)
     }
 
     /// "Tiles/samples/commute.geojson" → "commute"; a PostgreSQL store → "routes".

@@ -19,11 +19,8 @@ struct JoinCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output: X.mbtiles, X.pmtiles or a folder.")
     var output: String
 
-    @Option(help: "Kind of output, instead of telling it from the output's name (directory, mbtiles, pmtiles).")
-    var outputFormat: String?
-
-    @Flag(help: "Replace the output if it exists.")
-    var force = false
+    @OptionGroup
+    var outputOptions: OutputOptions
 
     @Option(help: "Name of the tileset in its metadata. Default: the output's name without its extension.")
     var name: String?
@@ -35,52 +32,35 @@ struct JoinCommand: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if let kind = outputFormat, TileStoreFormat(rawValue: kind.lowercased()) == nil {
-            throw ValidationError("unknown --output-format '\(kind)'; known: "
-                + TileStoreFormat.allCases.map(\.rawValue).joined(separator: ", "))
-        }
         if let baseUrl, !(baseUrl.hasPrefix("http://") || baseUrl.hasPrefix("https://")) {
             throw ValidationError("--base-url must be an absolute http(s) URL")
         }
-        if baseUrl != nil, format != .directory {
+        if baseUrl != nil, outputOptions.format(for: output) != .directory {
             throw ValidationError("--base-url writes tiles.json into an output folder; an archive keeps its metadata inside")
         }
-    }
-
-    private var format: TileStoreFormat {
-        outputFormat.flatMap { TileStoreFormat(rawValue: $0.lowercased()) } ?? TileStoreFormat(path: output)
     }
 
     func run() throws {
         let started = Date()
         let terminal = Terminal(quiet: quiet)
         let join: TilesetJoin
-        let store: any TileStore
         do {
             join = try TilesetJoin(parts: parts.map { .init(path: $0, source: try TileStoreFormat.openSource(path: $0)) })
-            store = try format.makeStore(path: output, replace: force)
         } catch {
             throw failure("error: \(error)")
         }
-        let cleanup = InterruptCleanup { store.abort() }
-        defer { cleanup.cancel() }
-        let copied: (tiles: Int, bytes: Int)
-        do {
+        var metadata = join.metadata
+        metadata.name = name ?? outputOptions.format(for: output).tilesetName(forPath: output)
+        let copied = try outputOptions.write(to: output) { store -> (TilesetMetadata, (tiles: Int, bytes: Int)) in
             var done = 0
-            copied = try join.write(into: store, name: name ?? format.tilesetName(forPath: output)) { tiles in
+            let copied = try join.copyTiles(into: store) { tiles in
                 done += 1
                 terminal.note("joined \(done) of \(parts.count) parts, \(tiles) tiles")
             }
             if let baseUrl, let folder = store as? DirectoryTileStore {
-                var metadata = join.metadata
-                metadata.name = name ?? format.tilesetName(forPath: output)
                 try folder.putFile(named: "tiles.json", contents: metadata.tileJSON(baseURL: baseUrl))
             }
-            try store.commit()
-        } catch {
-            store.abort()
-            cleanup.waitIfInterrupted()
-            throw failure("error: \(error)")
+            return (metadata, copied)
         }
         terminal.note("\(copied.tiles) tiles, \(Terminal.bytes(copied.bytes)) "
             + String(format: "in %.2f s", Date().timeIntervalSince(started)) + "\nwrote \(output)")

@@ -44,15 +44,8 @@ struct SeedCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Write the tiles into X.mbtiles, X.pmtiles or a folder instead of requesting them.")
     var output: String?
 
-    @Option(help: "Kind of --output, instead of telling it from the name (directory, mbtiles, pmtiles).")
-    var outputFormat: String?
-
-    /// The former spelling of --output-format, still accepted.
-    @Option(help: .hidden)
-    var store: String?
-
-    @Flag(help: "Replace --output if it exists.")
-    var force = false
+    @OptionGroup
+    var outputOptions: OutputOptions
 
     @Option(help: "Requests in flight (--url), or worker threads (--output).")
     var concurrency = 8
@@ -88,10 +81,6 @@ struct SeedCommand: AsyncParsableCommand {
         if rate < 0 || !rate.isFinite { throw ValidationError("--rate must be a non-negative number") }
         if retries < 0 { throw ValidationError("--retries must be at least 0") }
         if timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
-        if outputFormat != nil && store != nil { throw ValidationError("give --output-format once (--store is its former name)") }
-        if let kind = outputFormat ?? store, TileStoreFormat(rawValue: kind.lowercased()) == nil {
-            throw ValidationError("unknown --output-format '\(kind)'")
-        }
         if checkpoint != nil && url == nil && !dryRun { throw ValidationError("--checkpoint goes with --url") }
     }
 
@@ -183,53 +172,39 @@ struct SeedCommand: AsyncParsableCommand {
 
     private func writeTiles(_ tiles: [TileID], tiler: RouteTiler, output: String, terminal: Terminal) throws {
         let started = Date()
-        let format = (outputFormat ?? store).flatMap { TileStoreFormat(rawValue: $0.lowercased()) } ?? TileStoreFormat(path: output)
-        let sink: any TileStore
-        do {
-            sink = try format.makeStore(path: output, replace: force)
-        } catch {
-            throw failure("error: \(error)")
-        }
-        let cleanup = InterruptCleanup { sink.abort() }
-        defer { cleanup.cancel() }
-        let progress = SeedProgressLine(terminal: terminal, started: started)
-        let done = Atomic<Int>(0)
         let written = Atomic<Int>(0)
-        let firstError = Mutex<(any Error)?>(nil)
-        let workers = min(concurrency, max(1, tiles.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            let compressor: GzipCompressor
-            do {
-                compressor = try GzipCompressor(level: Int32(tiling.compressionLevel))
-            } catch {
-                firstError.withLock { if $0 == nil { $0 = error } }
-                return
-            }
-            var k = worker
-            while k < tiles.count, firstError.withLock({ $0 == nil }) {
-                let tile = tiles[k]
+        try outputOptions.write(to: output) { sink -> (TilesetMetadata, Void) in
+            let progress = SeedProgressLine(terminal: terminal, started: started)
+            let done = Atomic<Int>(0)
+            let firstError = Mutex<(any Error)?>(nil)
+            let workers = min(concurrency, max(1, tiles.count))
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let compressor: GzipCompressor
                 do {
-                    if let mvt = tiler.tile(z: tile.z, x: tile.x, y: tile.y) {
-                        try sink.put(tile, gzipData: try compressor.compress(mvt))
-                        written.add(1, ordering: .relaxed)
-                    }
+                    compressor = try GzipCompressor(level: Int32(tiling.compressionLevel))
                 } catch {
                     firstError.withLock { if $0 == nil { $0 = error } }
+                    return
                 }
-                progress.show(done: done.add(1, ordering: .relaxed).newValue, total: tiles.count)
-                k += workers
+                var k = worker
+                while k < tiles.count, firstError.withLock({ $0 == nil }) {
+                    let tile = tiles[k]
+                    do {
+                        if let mvt = tiler.tile(z: tile.z, x: tile.x, y: tile.y) {
+                            try sink.put(tile, gzipData: try compressor.compress(mvt))
+                            written.add(1, ordering: .relaxed)
+                        }
+                    } catch {
+                        firstError.withLock { if $0 == nil { $0 = error } }
+                    }
+                    progress.show(done: done.add(1, ordering: .relaxed).newValue, total: tiles.count)
+                    k += workers
+                }
             }
-        }
-        progress.end()
-        do {
+            progress.end()
             if let error = firstError.withLock({ $0 }) { throw error }
-            let name = format.tilesetName(forPath: output)
-            try sink.putMetadata(TilesetMetadata(name: name, tiler: tiler).restricted(to: tiles))
-            try sink.commit()
-        } catch {
-            sink.abort()
-            cleanup.waitIfInterrupted()
-            throw failure("error: \(error)")
+            let name = outputOptions.format(for: output).tilesetName(forPath: output)
+            return (TilesetMetadata(name: name, tiler: tiler).restricted(to: tiles), ())
         }
         if !quiet {
             let seconds = Date().timeIntervalSince(started)

@@ -39,10 +39,10 @@ struct ServeCommand: AsyncParsableCommand {
     var tiles: String?
 
     @Option(help: "Address to listen on.")
-    var host = "127.0.0.1"
+    var host = ServerConfiguration().host
 
     @Option(help: "Port to listen on (0: any free port).")
-    var port = 8080
+    var port = ServerConfiguration().port
 
     @OptionGroup(title: "Reading")
     var reading: ReadingOptions
@@ -54,16 +54,16 @@ struct ServeCommand: AsyncParsableCommand {
     var publicUrl: String?
 
     @Option(help: "Cache-Control header of tiles.")
-    var cacheControl = "public, max-age=60"
+    var cacheControl = ServerConfiguration().cacheControl
 
     @Option(help: "Access-Control-Allow-Origin header ('none' to send no CORS headers).")
     var cors = "*"
 
     @Option(help: "Memory for cached compressed tiles, in MB.")
-    var cacheMb = 256
+    var cacheMb = ServerConfiguration().cacheBytes >> 20
 
     @Option(help: "Largest request body accepted by the write endpoints, in MB.")
-    var maxBodyMb = 32
+    var maxBodyMb = ServerConfiguration().maxBodyBytes >> 20
 
     @Option(help: "Bearer token that write requests must carry. Without it, routes cannot be changed.")
     var writeToken: String?
@@ -72,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
     var expireLog: String?
 
     @Option(help: "Where the viewer loads maplibre-gl.js and maplibre-gl.css from.")
-    var maplibreUrl = "https://unpkg.com/maplibre-gl@5.3.0/dist"
+    var maplibreUrl = ServerConfiguration().mapLibreURL
 
     @Option(help: ArgumentHelp("The MapLibre style the viewer draws under the routes, or 'none' for the routes alone.",
                                discussion: "A URL (http://, https://) or a path on this server (/assets/style.json). "
@@ -87,7 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
     var concurrency: Int?
 
     @Option(help: "Tile generations that may wait before the server answers 503.")
-    var queueLimit = 256
+    var queueLimit = ServerConfiguration().generationQueueLimit
 
     @Option(help: "Log level: trace, debug, info (one access-log line per request), notice, warning, error.")
     var logLevel = "info"
@@ -128,7 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
         c.mapLibreURL = maplibreUrl
         c.basemapStyleURL = basemap == "none" ? nil : basemap
         c.assetsDirectory = assets
-        c.generationConcurrency = concurrency ?? ProcessInfo.processInfo.activeProcessorCount
+        if let concurrency { c.generationConcurrency = concurrency }
         c.generationQueueLimit = queueLimit
         return c
     }

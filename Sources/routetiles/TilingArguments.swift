@@ -2,34 +2,35 @@ import ArgumentParser
 import RouteTiles
 
 /// The options that decide which tiles exist and what they hold, shared by `build`, `serve` and `seed` so that a
-/// server answers the tiles a build writes, and a seed job's cover is exactly that set of tiles.
+/// server answers the tiles a build writes, and a seed job's cover is exactly that set of tiles. The defaults are
+/// the library's (`TilingOptions`, `GzipCompressor.defaultLevel`).
 struct TilingArguments: ParsableArguments {
     @Option(help: "Lowest zoom.")
-    var minzoom = 0
+    var minzoom = TilingOptions().minZoom
 
     @Option(help: "Highest zoom.")
-    var maxzoom = 14
+    var maxzoom = TilingOptions().maxZoom
 
     @Option(help: "Tile extent in units.")
-    var extent = 4096
+    var extent = TilingOptions().extent
 
     @Option(help: "Buffer around each tile, in tile units.")
-    var buffer = 64
+    var buffer = TilingOptions().buffer
 
     @Option(help: "Simplification tolerance in tile units (0: none).")
-    var simplify = 1.0
+    var simplify = TilingOptions().simplification
 
     @Flag(help: "Simplify at the highest zoom too (by default it keeps every vertex).")
-    var simplifyAtMaxzoom = false
+    var simplifyAtMaxzoom = TilingOptions().simplifyAtMaxZoom
 
     @Option(help: "Name of the vector tile layer of the routes.")
-    var layer = "routes"
+    var layer = TilingOptions().layerName
 
     @Flag(help: "One feature per clipped part, with start_m, end_m, mapbox_clip_start and mapbox_clip_end.")
-    var lineMetrics = false
+    var lineMetrics = TilingOptions().lineMetrics
 
     @Option(help: "gzip level, 0 (store) to 9 (smallest).")
-    var compressionLevel = 6
+    var compressionLevel = Int(GzipCompressor.defaultLevel)
 
     var tilingOptions: TilingOptions {
         var o = TilingOptions()

@@ -17,7 +17,7 @@ public struct PyramidBuilder: Sendable {
     public var shard: PyramidShard?
 
     public init(tiler: RouteTiler, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                compressionLevel: Int32 = 6, shard: PyramidShard? = nil) {
+                compressionLevel: Int32 = GzipCompressor.defaultLevel, shard: PyramidShard? = nil) {
         self.tiler = tiler
         self.threads = max(1, threads)
         self.compressionLevel = compressionLevel

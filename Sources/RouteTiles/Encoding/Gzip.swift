@@ -12,8 +12,11 @@ public final class GzipCompressor {
     private let chunk: UnsafeMutableBufferPointer<UInt8>
     public let level: Int32
 
+    /// The level RouteTiles writes at unless told otherwise: zlib's own default.
+    public static let defaultLevel: Int32 = 6
+
     /// - Parameter level: -1 for zlib's default (6), 0 for no compression, 1 (fastest) to 9 (smallest).
-    public init(level: Int32 = 6) throws {
+    public init(level: Int32 = GzipCompressor.defaultLevel) throws {
         guard (-1...9).contains(level) else { throw GzipError.invalidLevel(level) }
         let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())

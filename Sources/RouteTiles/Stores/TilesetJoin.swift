@@ -64,11 +64,12 @@ public struct TilesetJoin {
         self.metadata = metadata
     }
 
-    /// Copies every tile of every part into `store` and writes the metadata, named `name`; does not commit.
-    /// `progress`, if given, is called after each part with the tiles copied so far. The number of tiles and bytes.
+    /// Copies every tile of every part into `sink`; the caller then writes `metadata` (named as it likes) and
+    /// commits. `progress`, if given, is called after each part with the tiles copied so far. The number of tiles
+    /// and bytes copied.
     @discardableResult
-    public func write(into store: some TileStore, name: String,
-                      progress: ((_ tiles: Int) -> Void)? = nil) throws -> (tiles: Int, bytes: Int) {
+    public func copyTiles(into sink: some TileSink,
+                          progress: ((_ tiles: Int) -> Void)? = nil) throws -> (tiles: Int, bytes: Int) {
         var tiles = 0, bytes = 0
         for part in parts {
             guard let shard = part.source.metadata.shard else { continue }
@@ -77,15 +78,12 @@ public struct TilesetJoin {
                     throw JoinError("\(part.path) holds tile \(id), which belongs to shard \(shard.plan.owner(of: id)), not \(shard.index)")
                 }
                 guard let data = try part.source.gzipTile(id) else { continue }
-                try store.put(id, gzipData: data)
+                try sink.put(id, gzipData: data)
                 tiles += 1
                 bytes += data.count
             }
             progress?(tiles)
         }
-        var whole = metadata
-        whole.name = name
-        try store.putMetadata(whole)
         return (tiles, bytes)
     }
 }
