@@ -97,7 +97,9 @@ public enum Gzip {
 
     /// Decompresses gzip data (several members are concatenated) or zlib data, detected from the header.
     ///
-    /// - Parameter limit: the most bytes the output may have; more throws `GzipError.outputTooLarge`.
+    /// - Parameters:
+    ///   - bytes: gzip or zlib data.
+    ///   - limit: the most bytes the output may have; more throws `GzipError.outputTooLarge`.
     /// - Throws: `GzipError` when the data is truncated, corrupt, followed by other data, or too large.
     public static func decompress(_ bytes: [UInt8], limit: Int = 256 << 20) throws -> [UInt8] {
         guard !bytes.isEmpty else { throw GzipError.truncated }
