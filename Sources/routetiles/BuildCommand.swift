@@ -169,6 +169,12 @@ struct BuildCommand: AsyncParsableCommand {
 
     /// The first pass of a sharded build: every route read, surveyed and dropped.
     private func survey(options: TilingOptions, terminal: Terminal) async throws -> ShardSurvey {
+        let started = Date()
+        terminal.note("surveying the inputs to agree on the split with the other parts…")
+        defer {
+            terminal.note(String(format: "surveyed in %.1f s; reading again for this part's routes",
+                                 Date().timeIntervalSince(started)))
+        }
         var survey = ShardSurvey(options: options)
         try await RouteInputs.forEachRoute(inputs, format: reading.inputFormat, options: reading.readOptions,
                                            terminal: terminal) { route in
