@@ -150,7 +150,7 @@ struct BuildCommand: AsyncParsableCommand {
         let destination = URL(fileURLWithPath: outputPath)
         let store: any TileStore
         do {
-            store = try storeFormat(for: outputPath).makeStore(path: outputPath, replace: force)
+            store = try storeFormat(for: outputPath).makeStore(path: outputPath, force: force)
         } catch {
             throw failure("error: \(error)")
         }

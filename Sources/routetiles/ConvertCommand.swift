@@ -37,7 +37,7 @@ struct ConvertCommand: ParsableCommand {
             input = try TileStoreFormat.openSource(path: source)
             ids = try input.tileIDs()
             let format = store.flatMap { TileStoreFormat(rawValue: $0.lowercased()) } ?? TileStoreFormat(path: destination)
-            output = try format.makeStore(path: destination, replace: force)
+            output = try format.makeStore(path: destination, force: force)
         } catch {
             throw failure("error: \(error)")
         }

@@ -58,7 +58,7 @@ struct JoinCommand: ParsableCommand {
         let store: any TileStore
         do {
             join = try TilesetJoin(parts: parts.map { .init(path: $0, source: try TileStoreFormat.openSource(path: $0)) })
-            store = try format.makeStore(path: output, replace: force)
+            store = try format.makeStore(path: output, force: force)
         } catch {
             throw failure("error: \(error)")
         }

@@ -95,6 +95,11 @@ struct SeedCommand: AsyncParsableCommand {
         if checkpoint != nil && url == nil && !dryRun { throw ValidationError("--checkpoint goes with --url") }
     }
 
+    /// Parses a flag's value; a `ValueError` (which names the value) is shown after the flag.
+    private static func parse<T>(_ flag: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as ValueError { throw InputError(file: flag, message: error.message) }
+    }
+
     func run() async throws {
         let terminal = Terminal(quiet: quiet)
         let options = tiling.tilingOptions
@@ -117,10 +122,13 @@ struct SeedCommand: AsyncParsableCommand {
         do {
             if let tileList {
                 var listed = try TileListFile.read(path: tileList)
-                if let expandZooms { listed = Array(ZoomExpansion.expand(listed, to: try ZoomExpansion.parse(expandZooms))) }
+                if let expandZooms {
+                    let expansion = try Self.parse("--expand-zooms") { try ZoomExpansion.parse(expandZooms) }
+                    listed = Array(ZoomExpansion.expand(listed, to: expansion))
+                }
                 all = Set(listed.filter { zooms.contains($0.z) })
             } else if let bbox {
-                let box = try BoundingBox(parsing: bbox)
+                let box = try Self.parse("--bbox") { try BoundingBox(parsing: bbox) }
                 all = []
                 for z in zooms { all.formUnion(box.tiles(zoom: z)) }
             } else {
@@ -186,7 +194,7 @@ struct SeedCommand: AsyncParsableCommand {
         let format = (outputFormat ?? store).flatMap { TileStoreFormat(rawValue: $0.lowercased()) } ?? TileStoreFormat(path: output)
         let sink: any TileStore
         do {
-            sink = try format.makeStore(path: output, replace: force)
+            sink = try format.makeStore(path: output, force: force)
         } catch {
             throw failure("error: \(error)")
         }

@@ -103,12 +103,6 @@ public struct PyramidBuilder: Sendable {
     }
 }
 
-/// A tile whose subtree is still to be cut, with the spans that reach it.
-struct SubtreeTask: Sendable {
-    var tile: TileID
-    var spans: [SegmentSpan]
-}
-
 /// The work shared by the pyramid builder's workers: a stack of subtrees, how many are being cut, the first
 /// failure and the progress counters. Workers wait on it for work while others may still produce some.
 final class WorkStack: Sendable {

@@ -97,6 +97,11 @@ public enum RouteReader {
         }
     }
 
+    /// The message when the format cannot be told from the name or the content. The library has no flags: a
+    /// caller that can be told the format (the CLI's `--format`) adds how.
+    public static let undetectedFormat = "cannot tell the format: not GeoJSON, a GeoJSON sequence, directions JSON, "
+        + "GPX, encoded polylines, nor CSV with latitude and longitude columns; name the file by its format"
+
     /// Reads routes from bytes in memory (an HTTP body), in `format` or else the format found from `name`'s
     /// extension and the content. Errors name `name` as the file.
     public static func read(bytes: [UInt8], name: String, format: InputFormat? = nil,
@@ -105,9 +110,7 @@ public enum RouteReader {
             throw InputError(file: name, message: "file is empty")
         }
         guard let format = format ?? InputFormat.detect(path: name, bytes: bytes) else {
-            throw InputError(file: name, message: "cannot tell the format: not GeoJSON, a GeoJSON sequence, "
-                                 + "directions JSON, GPX, encoded polylines, nor CSV with latitude and longitude "
-                                 + "columns; name the file by its format or pass --format")
+            throw InputError(file: name, message: undetectedFormat)
         }
         var result: ReadResult
         switch format {

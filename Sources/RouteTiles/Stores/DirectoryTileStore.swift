@@ -12,6 +12,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { "\(path): \(message)" }
+
+    /// The message when the destination exists and replacing it was not asked for. The library has no flags: a
+    /// caller that has one (the CLI's `--force`) adds it.
+    public static let alreadyExists = "already exists"
 }
 
 /// Writes a `{z}/{x}/{y}.mvt` pyramid atomically: tiles go into a staging folder beside the destination,
@@ -40,7 +44,7 @@ public final class DirectoryTileStore: TileSink {
         staging = parent.appendingPathComponent(".\(name).partial-\(getpid())")
         let fm = FileManager.default
         if fm.fileExists(atPath: self.destination.path) && !replace {
-            throw StoreError(path: self.destination.path, message: "already exists; pass --force to replace it")
+            throw StoreError(path: self.destination.path, message: StoreError.alreadyExists)
         }
         do {
             try fm.createDirectory(at: parent, withIntermediateDirectories: true)

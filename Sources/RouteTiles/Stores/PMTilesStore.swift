@@ -184,6 +184,6 @@ public final class PMTilesStore: TileStore {
         var object: [String: Any] = [:]
         for (key, value) in metadata.pairs where key != "json" { object[key] = value }
         object["vector_layers"] = metadata.vectorLayers
-        return TilesetMetadata.serialize(object, pretty: false)
+        return JSONText.bytes(object, pretty: false)
     }
 }

@@ -20,7 +20,7 @@ public struct StagingPlace: Sendable {
         var isFolder: ObjCBool = false
         if fm.fileExists(atPath: self.destination.path, isDirectory: &isFolder) {
             if !replace {
-                throw StoreError(path: self.destination.path, message: "already exists; pass --force to replace it")
+                throw StoreError(path: self.destination.path, message: StoreError.alreadyExists)
             }
             if isFolder.boolValue {
                 throw StoreError(path: self.destination.path, message: "is a folder; an archive cannot replace it")

@@ -14,23 +14,23 @@ public struct BoundingBox: Sendable, Equatable {
         self.north = north
     }
 
-    /// Parses "W,S,E,N" in degrees; the error says which part is wrong.
+    /// Parses "W,S,E,N" in degrees; the error (a `ValueError`) names the text and says which part is wrong.
     public init(parsing text: String) throws {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             .map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 4 else {
-            throw InputError(file: "--bbox", message: "bounding box '\(text)': expected W,S,E,N (4 numbers), got \(parts.count) parts")
+            throw ValueError("bounding box '\(text)': expected W,S,E,N (4 numbers), got \(parts.count) parts")
         }
         for (k, name) in ["west", "south", "east", "north"].enumerated() where parts[k] == nil || !(parts[k]?.isFinite ?? false) {
-            throw InputError(file: "--bbox", message: "bounding box '\(text)': \(name) (part \(k + 1)) is not a number")
+            throw ValueError("bounding box '\(text)': \(name) (part \(k + 1)) is not a number")
         }
         let v = parts.compactMap { $0 }
         self.init(west: v[0], south: v[1], east: v[2], north: v[3])
         guard (-180...180).contains(west), (-180...180).contains(east), west <= east else {
-            throw InputError(file: "--bbox", message: "bounding box '\(text)': longitudes must lie in −180…180 with west ≤ east")
+            throw ValueError("bounding box '\(text)': longitudes must lie in −180…180 with west ≤ east")
         }
         guard (-90...90).contains(south), (-90...90).contains(north), south <= north else {
-            throw InputError(file: "--bbox", message: "bounding box '\(text)': latitudes must lie in −90…90 with south ≤ north")
+            throw ValueError("bounding box '\(text)': latitudes must lie in −90…90 with south ≤ north")
         }
     }
 
