@@ -217,7 +217,7 @@ struct SeedCommand: AsyncParsableCommand {
             while k < tiles.count, firstError.withLock({ $0 == nil }) {
                 let tile = tiles[k]
                 do {
-                    if let mvt = tiler.tile(z: tile.z, x: tile.x, y: tile.y) {
+                    if let mvt = try tiler.tile(z: tile.z, x: tile.x, y: tile.y) {
                         try sink.put(tile, gzipData: try compressor.compress(mvt))
                         written.add(1, ordering: .relaxed)
                     }

@@ -10,7 +10,7 @@ private let pythonAvailable = ExternalTool.required(ExternalTool.pythonHas("gzip
         var tiles = RandomTiles(seed: 5)
         let noise = (0..<70_000).map { _ in UInt8.random(in: 0...255, using: &random) }
         let text = Array(String(repeating: "route tiles gzip ", count: 20_000).utf8)
-        return [[], [0x42], tiles.tile(layerCount: 2, maximumFeatures: 10), text, noise]
+        return [[], [0x42], try tiles.tile(layerCount: 2, maximumFeatures: 10), text, noise]
     }
 
     @Test func roundTrip() throws {
@@ -36,7 +36,7 @@ private let pythonAvailable = ExternalTool.required(ExternalTool.pythonHas("gzip
         var tiles = RandomTiles(seed: 11)
         let reused = try GzipCompressor(level: 6)
         for index in 0..<60 {
-            let input = index % 7 == 0 ? [] : tiles.tile(layerCount: 1, maximumFeatures: 8)
+            let input = try index % 7 == 0 ? [] : tiles.tile(layerCount: 1, maximumFeatures: 8)
             let fresh = try GzipCompressor(level: 6).compress(input)
             #expect(try reused.compress(input) == fresh)
             #expect(try reused.compress(input) == fresh)

@@ -80,7 +80,7 @@ import Testing
         let tiles = Self.cover([route], options)
         #expect(!tiles.isEmpty)
         for t in tiles {
-            #expect(tiler.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
+            #expect(try tiler.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
         }
         if nearAntimeridian {
             // Drawn on both sides of the map at z ≥ 1.
@@ -113,7 +113,7 @@ import Testing
         #expect(sawRecent && sawFold)
         let fresh = RouteTiler(routes: [route], options: options)
         for t in Self.cover([route], options) {
-            #expect(tiler.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
+            #expect(try tiler.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
         }
     }
 
@@ -143,8 +143,8 @@ import Testing
         #expect(tiles.count > 10)
         var most = 0
         for t in tiles {
-            let bytes = set.tile(z: t.z, x: t.x, y: t.y)
-            #expect(bytes == whole.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
+            let bytes = try set.tile(z: t.z, x: t.x, y: t.y)
+            #expect(try bytes == whole.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
             if let bytes, let decoded = try? VectorTileDecoder.decode(bytes) {
                 most = max(most, decoded.layers.first?.features.count ?? 0)
             }
@@ -154,7 +154,7 @@ import Testing
         #expect(set.layerNames == whole.layerNames)
         #expect(set.layerNames.count == 3)
         // A tile far away holds nothing.
-        #expect(set.tile(z: 10, x: 10, y: 10) == nil)
+        #expect(try set.tile(z: 10, x: 10, y: 10) == nil)
         #expect(set.metadata(name: "m") == TilesetMetadata(name: "m", tiler: whole))
     }
 
@@ -186,7 +186,7 @@ import Testing
             #expect(change.keys == [String(which)])
             let fresh = RouteTiler(routes: routes, options: options)
             for t in Self.cover(routes, options) {
-                #expect(live.snapshot.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
+                #expect(try live.snapshot.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
             }
             #expect(live.snapshot.pointCount == routes.reduce(0) { $0 + $1.pointCount })
         }

@@ -74,14 +74,14 @@ import Testing
         let routes = Self.randomRoutes(seed: 3, count: 10, points: 300, step: 0.03)
         let (tiler, tiles) = try Sample.build(routes, Sample.options(maxZoom: 11))
         for (tile, data) in tiles {
-            let onDemand = try #require(tiler.tile(z: tile.z, x: tile.x, y: tile.y))
+            let onDemand = try #require(try tiler.tile(z: tile.z, x: tile.x, y: tile.y))
             #expect(try Gzip.decompress(data) == onDemand, "\(tile)")
         }
         // Neighbours of written tiles that the pyramid left empty are empty on demand too.
         for tile in tiles.keys where tile.z == 11 {
             for (dx, dy) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
                 let n = TileID(z: 11, x: tile.x + dx, y: tile.y + dy)
-                if n.isValid && tiles[n] == nil { #expect(tiler.tile(z: n.z, x: n.x, y: n.y) == nil) }
+                if n.isValid && tiles[n] == nil { #expect(try tiler.tile(z: n.z, x: n.x, y: n.y) == nil) }
             }
         }
     }
@@ -115,7 +115,7 @@ import Testing
         let route = Route(id: .number(7), properties: [Property("name", .string("Loop")), Property("length_m", .string("theirs"))],
                           parts: [[Coordinate(longitude: 0, latitude: 0), Coordinate(longitude: 0, latitude: 1)]])
         let tiler = RouteTiler(routes: [route], options: Sample.options(maxZoom: 3))
-        let mvt = try #require(tiler.tile(z: 0, x: 0, y: 0))
+        let mvt = try #require(try tiler.tile(z: 0, x: 0, y: 0))
         let feature = try #require(try VectorTileDecoder.decode(mvt).layers[0].features.first)
         #expect(feature.properties.first == Property("name", .string("Loop")))
         let length = try #require(feature.properties.first { $0.key == "length_m" })

@@ -64,8 +64,19 @@ public final class RouteTiler: Sendable {
     }
 
     /// A route's properties as its features carry them: its own, less the reserved keys, then `length_m`.
+    ///
+    /// Keys are made distinct here, once per route (a repeated key keeps its first place and its last value, as the
+    /// GeoJSON reader does), so that the cutter adds features with `appendFeature`, which does not check them again
+    /// in every tile. MVT 2.1 (4.4) wants keys unique within a feature; the readers never repeat one, but a `Route`
+    /// built by a program may.
     static func featureProperties(_ info: ProjectedRouteSet.RouteInfo) -> [Property] {
-        var properties = info.properties.filter { !reservedKeys.contains($0.key) }
+        var properties: [Property] = []
+        properties.reserveCapacity(info.properties.count + 1)
+        var keys = IndexTable<ExactString>()
+        for property in info.properties where !reservedKeys.contains(property.key) {
+            let (index, inserted) = keys.index(of: ExactString(property.key))
+            if inserted { properties.append(property) } else { properties[Int(index)].value = property.value }
+        }
         if info.isPoint { return properties }
         properties.append(Property("length_m", TileCutter.metres(info.lengthMetres)))
         return properties
@@ -133,9 +144,16 @@ public final class RouteTiler: Sendable {
 
     /// The uncompressed MVT of one tile, or nil when no route touches it. The work is proportional to what lies in
     /// the tile, not to the size of the route set. Gives the same bytes as the pyramid builder.
-    public func tile(z: Int, x: Int, y: Int) -> [UInt8]? {
+    ///
+    /// - Throws: `TileAddressError` when z/x/y names no tile, so that it is not mistaken for an empty one.
+    public func tile(z: Int, x: Int, y: Int) throws(TileAddressError) -> [UInt8]? {
         let id = TileID(z: z, x: x, y: y)
-        guard id.isValid else { return nil }
+        guard id.isValid else { throw TileAddressError(tile: id) }
+        return tile(id)
+    }
+
+    /// `tile(z:x:y:)` of a tile known to be valid.
+    func tile(_ id: TileID) -> [UInt8]? {
         var cutter = makeCutter()
         return encode(id, spans: spans(for: id), cutter: &cutter)
     }
@@ -146,14 +164,10 @@ public final class RouteTiler: Sendable {
         if layerNames.count > 1 {
             var layers = layerNames.map { VectorLayerBuilder(name: $0, extent: UInt32(options.extent)) }
             guard cutter.cut(tile, spans: spans, into: &layers) > 0 else { return nil }
-            var tileBuilder = VectorTileBuilder()
-            for layer in layers where !layer.isEmpty { tileBuilder.addLayer(layer) }
-            return tileBuilder.encode()
+            return VectorTileBuilder.encode(layers)
         }
         var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
         guard cutter.cut(tile, spans: spans, into: &layer) > 0 else { return nil }
-        var tileBuilder = VectorTileBuilder()
-        tileBuilder.addLayer(layer)
-        return tileBuilder.encode()
+        return VectorTileBuilder.encode(CollectionOfOne(layer))
     }
 }

@@ -99,7 +99,7 @@ struct TileCutter {
         }
         guard !geometry.isEmpty else { return 0 }
         let info = set.routes[route]
-        return layer.addFeature(id: info.featureID, geometry: geometry, properties: featureProperties[route]) ? 1 : 0
+        return layer.appendFeature(id: info.featureID, geometry: geometry, properties: featureProperties[route]) ? 1 : 0
     }
 
     /// How map points become tile units in one tile.
@@ -177,7 +177,7 @@ struct TileCutter {
         if open { added += closePart(route, frame: frame, collapsed: &collapsed, into: &layer) }
 
         if !options.lineMetrics, !geometry.isEmpty {
-            if layer.addFeature(id: info.featureID, geometry: geometry, properties: featureProperties[route]) {
+            if layer.appendFeature(id: info.featureID, geometry: geometry, properties: featureProperties[route]) {
                 added += 1
             }
         }
@@ -190,7 +190,7 @@ struct TileCutter {
             geometry.partEnds.append(2)
             let properties = options.lineMetrics
                 ? metricProperties(route, start: stub.startDistance, end: stub.endDistance) : featureProperties[route]
-            if layer.addFeature(id: info.featureID, geometry: geometry, properties: properties) { added += 1 }
+            if layer.appendFeature(id: info.featureID, geometry: geometry, properties: properties) { added += 1 }
         }
         return added
     }
@@ -223,7 +223,7 @@ struct TileCutter {
         guard options.lineMetrics else { return 0 }
         let info = set.routes[route]
         let properties = metricProperties(route, start: first.distance, end: last.distance)
-        return layer.addFeature(id: info.featureID, geometry: geometry, properties: properties) ? 1 : 0
+        return layer.appendFeature(id: info.featureID, geometry: geometry, properties: properties) ? 1 : 0
     }
 
     /// The route's properties with `start_m`, `end_m` and the fractions `mapbox_clip_start` / `mapbox_clip_end`.
