@@ -16,11 +16,11 @@ import Testing
                           geodesic: geodesic)
         let tiler = RouteTiler(routes: [route], options: options)
         let reference = ReferenceClip(extent: options.extent, buffer: options.buffer)
-        let ids = tiler.routes.routes.map(\.featureID)
+        let ids = tiler.projected.routeInfos.map(\.featureID)
         for z in 1...options.maxZoom {
             let n = 1 << z
             let y = n / 2
-            let expected = reference.cut(tiler.routes, zoom: z)
+            let expected = reference.cut(tiler.projected, zoom: z)
             for x in [0, n - 1] {
                 var found = 0
                 for tile in [TileID(z: z, x: x, y: y - 1), TileID(z: z, x: x, y: y)] {

@@ -164,7 +164,7 @@ import Testing
         for zoom in [9, 10, 11] {
             let problems = try ReferenceClip.onDemandDifferences(tiler, zoom: zoom)
             #expect(problems.isEmpty, "z\(zoom): \(problems.count) differences, first \(problems.prefix(3))")
-            compared += ReferenceClip().cut(tiler.routes, zoom: zoom).count
+            compared += ReferenceClip().cut(tiler.projected, zoom: zoom).count
         }
         #expect(compared > 60)
     }

@@ -27,10 +27,10 @@ import Testing
         let (tiler, tiles) = try Sample.build(routes, options)
         #expect(tiles.count > 50)
         let ids = routes.enumerated().map { ProjectedRouteSet.featureID(for: $0.element.id, index: $0.offset) }
-        #expect(tiler.routes.routes.map(\.featureID) == ids)
+        #expect(tiler.projected.routeInfos.map(\.featureID) == ids)
         let reference = ReferenceClip(extent: options.extent, buffer: options.buffer)
         for z in 0...options.maxZoom {
-            let expected = reference.cut(tiler.routes, zoom: z)
+            let expected = reference.cut(tiler.projected, zoom: z)
             let written = tiles.keys.filter { $0.z == z }
             var problems: [String] = []
             for tile in Set(written).union(expected.keys) {
@@ -143,7 +143,7 @@ import Testing
         options.lineMetrics = true
         let route = Route(id: .number(1), parts: [[Coordinate(longitude: -100, latitude: 0), Coordinate(longitude: 100, latitude: 0)]])
         let (tiler, tiles) = try Sample.build([route], options)
-        let length = tiler.routes.routes[0].lengthMetres
+        let length = tiler.projected.routeInfos[0].lengthMetres
         var covered = 0.0
         for (tile, data) in tiles where tile.z == 4 {
             for f in try Sample.decode(data).layers[0].features {

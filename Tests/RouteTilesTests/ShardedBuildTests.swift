@@ -56,7 +56,7 @@ import Testing
         }
         let sink = CollectingSink()
         _ = try PyramidBuilder(tiler: RouteTiler(projected: set, options: options), threads: 2, shard: shard).build(into: sink)
-        return (shard, set.routes.count, sink.all, survey.metadata(name: "x"))
+        return (shard, set.routeInfos.count, sink.all, survey.metadata(name: "x"))
     }
 
     @Test(arguments: [(2, UInt64(1)), (3, UInt64(2)), (4, UInt64(3)), (7, UInt64(4))])

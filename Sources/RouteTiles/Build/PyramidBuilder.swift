@@ -90,7 +90,7 @@ public struct PyramidBuilder: Sendable {
         }
         work.record(zoom: tile.z, written: written)
         guard tile.z < options.maxZoom else { return }
-        let children = SpanFilter.split(task.spans, of: tile, options: options, in: tiler.routes)
+        let children = SpanFilter.split(task.spans, of: tile, options: options, in: tiler.projected)
         let childTiles = tile.children
         var next: [SubtreeTask] = []
         for k in (0..<4).reversed() where !children[k].isEmpty && shard?.descends(into: childTiles[k]) ?? true {

@@ -28,7 +28,8 @@ public struct ProjectedRouteSet: Sendable {
     public internal(set) var distances = SharedColumn<Double>()
     public internal(set) var lineStarts: [Int] = [0]
     public internal(set) var lineRoute: [Int32] = []
-    public internal(set) var routes: [RouteInfo] = []
+    /// Per route, in input order: its feature id, properties, layer, kind and length (`lineRoute` indexes it).
+    public internal(set) var routeInfos: [RouteInfo] = []
     /// The layer names routes asked for, by `RouteInfo.layer`; nil (always first) is the tiling options' layer.
     public internal(set) var layers: [String?] = [nil]
     /// The map-point bounds of every vertex (x may leave `0..<worldSize` for routes across the antimeridian).
@@ -84,7 +85,7 @@ public struct ProjectedRouteSet: Sendable {
                 north = max(north, c.latitude)
             }
             lineStarts.append(xs.count)
-            lineRoute.append(Int32(truncatingIfNeeded: routes.count))
+            lineRoute.append(Int32(truncatingIfNeeded: routeInfos.count))
         }
         let lineCount = lineRoute.count - firstLine
         guard lineCount > 0 else { return }
@@ -97,7 +98,7 @@ public struct ProjectedRouteSet: Sendable {
                 layers.append(name)
             }
         }
-        routes.append(RouteInfo(featureID: Self.featureID(for: route.id, index: index),
+        routeInfos.append(RouteInfo(featureID: Self.featureID(for: route.id, index: index),
                                 properties: route.properties, lengthMetres: travelled,
                                 firstLine: firstLine, lineCount: lineCount, layer: layer, isPoint: isPoint))
         geographicBounds = Self.geographicBounds(of: bounds, south: south, north: north)

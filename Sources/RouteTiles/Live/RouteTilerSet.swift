@@ -28,8 +28,8 @@ public struct RouteTilerSet: Sendable {
         layerNames = names
     }
 
-    public var routeCount: Int { tilers.reduce(0) { $0 + $1.routes.routes.count } }
-    public var pointCount: Int { tilers.reduce(0) { $0 + $1.routes.pointCount } }
+    public var routeCount: Int { tilers.reduce(0) { $0 + $1.projected.routeInfos.count } }
+    public var pointCount: Int { tilers.reduce(0) { $0 + $1.projected.pointCount } }
 
     /// The uncompressed MVT of one tile, or nil when no route has a feature in it.
     ///
@@ -63,6 +63,6 @@ public struct RouteTilerSet: Sendable {
 
     /// The metadata of the tiles of all the routes.
     public func metadata(name: String) -> TilesetMetadata {
-        TilesetMetadata(name: name, options: options, routeSets: tilers.map(\.routes))
+        TilesetMetadata(name: name, options: options, routeSets: tilers.map(\.projected))
     }
 }

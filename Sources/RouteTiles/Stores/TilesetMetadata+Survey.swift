@@ -21,7 +21,7 @@ extension TilesetMetadata {
 
         /// Adds every route of `set`.
         public mutating func add(_ set: ProjectedRouteSet) {
-            for route in set.routes {
+            for route in set.routeInfos {
                 addFields(of: route.properties, layer: set.layers[route.layer], isPoint: route.isPoint)
             }
             mapBounds.formUnion(set.bounds)

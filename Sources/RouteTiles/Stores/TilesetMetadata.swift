@@ -29,7 +29,7 @@ public struct TilesetMetadata: Sendable, Equatable {
 
     /// The metadata of tiles cut by `tiler`.
     public init(name: String, tiler: RouteTiler) {
-        self.init(name: name, options: tiler.options, routeSets: [tiler.routes])
+        self.init(name: name, options: tiler.options, routeSets: [tiler.projected])
     }
 
     /// The metadata of tiles cut with `options` from the routes of `routeSets` together.

@@ -2,7 +2,8 @@
 /// pyramid builder its root spans. Immutable once built, so one instance serves any number of threads.
 public final class RouteTiler: Sendable {
     public let options: TilingOptions
-    public let routes: ProjectedRouteSet
+    /// The routes, projected: every vertex in columns, and per route its id, properties and length.
+    public let projected: ProjectedRouteSet
     let importance: ImportanceColumn
     /// Every segment of every line, once per world copy it is drawn in (see `SegmentSpan.shift`).
     let rootSpans: [SegmentSpan]
@@ -10,7 +11,7 @@ public final class RouteTiler: Sendable {
     let featureProperties: [[Property]]
     /// The names of the layers this tiler writes, distinct, the options' layer first.
     public let layerNames: [String]
-    /// For each of `routes.layers`, its index in `layerNames`.
+    /// For each of `projected.layers`, its index in `layerNames`.
     let layerSlots: [Int]
 
     /// Projects and indexes routes. `options.problem` must be nil.
@@ -21,11 +22,11 @@ public final class RouteTiler: Sendable {
 
     public init(projected: ProjectedRouteSet, options: TilingOptions) {
         self.options = options
-        self.routes = projected
+        self.projected = projected
         importance = ImportanceColumn(computing: projected, floor: Self.importanceFloor(options))
         rootSpans = Self.rootSpans(projected, options: options)
         index = SegmentIndex(spans: rootSpans, set: projected)
-        featureProperties = projected.routes.map(Self.featureProperties)
+        featureProperties = projected.routeInfos.map(Self.featureProperties)
         (layerNames, layerSlots) = Self.layerSlots(projected, options: options)
     }
 
@@ -46,15 +47,15 @@ public final class RouteTiler: Sendable {
     }
 
     /// A tiler from parts already computed (see `appending`).
-    init(options: TilingOptions, routes: ProjectedRouteSet, importance: ImportanceColumn, rootSpans: [SegmentSpan],
+    init(options: TilingOptions, projected: ProjectedRouteSet, importance: ImportanceColumn, rootSpans: [SegmentSpan],
          index: SegmentIndex, featureProperties: [[Property]]) {
         self.options = options
-        self.routes = routes
+        self.projected = projected
         self.importance = importance
         self.rootSpans = rootSpans
         self.index = index
         self.featureProperties = featureProperties
-        (layerNames, layerSlots) = Self.layerSlots(routes, options: options)
+        (layerNames, layerSlots) = Self.layerSlots(projected, options: options)
     }
 
     /// The smallest squared tolerance any simplified zoom asks for; detail below it is never needed.
@@ -124,21 +125,21 @@ public final class RouteTiler: Sendable {
         let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
         var out = SpanList()
         for run in index.runs(meeting: box) {
-            SpanFilter.select(CollectionOfOne(run), meeting: box, in: routes, into: &out)
+            SpanFilter.select(CollectionOfOne(run), meeting: box, in: projected, into: &out)
         }
         return out.spans
     }
 
     /// The slot in `layerNames` that all routes share, or nil when they use several.
     var onlyLayerSlot: Int? {
-        guard let first = routes.routes.first else { return 0 }
+        guard let first = projected.routeInfos.first else { return 0 }
         let slot = layerSlots[first.layer]
-        return routes.routes.allSatisfy({ layerSlots[$0.layer] == slot }) ? slot : nil
+        return projected.routeInfos.allSatisfy({ layerSlots[$0.layer] == slot }) ? slot : nil
     }
 
     /// A cutter with its own scratch space, for one thread.
     func makeCutter() -> TileCutter {
-        TileCutter(set: routes, importance: importance, options: options, featureProperties: featureProperties,
+        TileCutter(set: projected, importance: importance, options: options, featureProperties: featureProperties,
                    layerSlots: layerSlots)
     }
 

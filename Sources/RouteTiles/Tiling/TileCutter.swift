@@ -67,7 +67,7 @@ struct TileCutter {
             let route = Int(set.lineRoute[Int(spans[index].line)])
             var end = index + 1
             while end < spans.count, Int(set.lineRoute[Int(spans[end].line)]) == route { end += 1 }
-            let slot = layerSlots[set.routes[route].layer]
+            let slot = layerSlots[set.routeInfos[route].layer]
             added += cutRoute(route, spans: spans[index..<end], box: box, frame: frame, into: &layers[slot])
             index = end
         }
@@ -98,7 +98,7 @@ struct TileCutter {
             }
         }
         guard !geometry.isEmpty else { return 0 }
-        let info = set.routes[route]
+        let info = set.routeInfos[route]
         return layer.appendFeature(id: info.featureID, geometry: geometry, properties: featureProperties[route]) ? 1 : 0
     }
 
@@ -129,7 +129,7 @@ struct TileCutter {
 
     private mutating func cutRoute(_ route: Int, spans: ArraySlice<SegmentSpan>, box: MapRect, frame: Frame,
                                    into layer: inout VectorLayerBuilder) -> Int {
-        if set.routes[route].isPoint {
+        if set.routeInfos[route].isPoint {
             return cutPoints(route, spans: spans, box: box, frame: frame, into: &layer)
         }
         geometry.removeAll()
@@ -138,7 +138,7 @@ struct TileCutter {
         var added = 0
         var open = false
         var lastSegment = -2, lastLine: Int32 = -1, lastShift: Int32 = 0
-        let info = set.routes[route]
+        let info = set.routeInfos[route]
 
         for span in spans {
             let dx = Double(span.shift) * WebMercator.worldSize
@@ -221,14 +221,14 @@ struct TileCutter {
         }
         geometry.partEnds.append(geometry.points.count)
         guard options.lineMetrics else { return 0 }
-        let info = set.routes[route]
+        let info = set.routeInfos[route]
         let properties = metricProperties(route, start: first.distance, end: last.distance)
         return layer.appendFeature(id: info.featureID, geometry: geometry, properties: properties) ? 1 : 0
     }
 
     /// The route's properties with `start_m`, `end_m` and the fractions `mapbox_clip_start` / `mapbox_clip_end`.
     private mutating func metricProperties(_ route: Int, start: Double, end: Double) -> [Property] {
-        let length = set.routes[route].lengthMetres
+        let length = set.routeInfos[route].lengthMetres
         partProperties.removeAll(keepingCapacity: true)
         partProperties.append(contentsOf: featureProperties[route])
         partProperties.append(Property("start_m", Self.metres(start)))
