@@ -105,10 +105,10 @@ import Testing
         for (tile, data) in tiles {
             for f in try Sample.decode(data).layers[0].features { idsPerZoom[tile.z, default: []].insert(try #require(f.id)) }
         }
-        let expected: Set<UInt64> = [42, ProjectedRouteSet.fnv1a64("tgv"), 2]
+        let expected: Set<UInt64> = [42, FNV1a.hash("tgv"), 2]
         for z in 0...8 { #expect(idsPerZoom[z] == expected) }
-        #expect(ProjectedRouteSet.fnv1a64("") == 0xcbf2_9ce4_8422_2325)
-        #expect(ProjectedRouteSet.fnv1a64("a") == 0xaf63_dc4c_8601_ec8c)
+        #expect(FNV1a.hash("") == 0xcbf2_9ce4_8422_2325)
+        #expect(FNV1a.hash("a") == 0xaf63_dc4c_8601_ec8c)
     }
 
     @Test func propertiesAndLengthAreWritten() throws {

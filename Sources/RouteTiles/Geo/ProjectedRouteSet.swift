@@ -35,7 +35,7 @@ public struct ProjectedRouteSet: Sendable {
     /// The map-point bounds of every vertex (x may leave `0..<worldSize` for routes across the antimeridian).
     public internal(set) var bounds: MapRect = .empty
     /// Bounds in lon/lat: west, south, east, north (west/east are −180/180 when a route crosses the antimeridian).
-    public internal(set) var geographicBounds: (west: Double, south: Double, east: Double, north: Double)?
+    public internal(set) var geographicBounds: BoundingBox?
 
     public var lineCount: Int { lineRoute.count }
     public var pointCount: Int { xs.count }
@@ -131,32 +131,24 @@ public struct ProjectedRouteSet: Sendable {
     /// Bounds in lon/lat of map-point `bounds` whose positions reach from latitude `south` to `north`; nil when
     /// `bounds` is empty.
     static func geographicBounds(of bounds: MapRect, south: Double,
-                                 north: Double) -> (west: Double, south: Double, east: Double, north: Double)? {
+                                 north: Double) -> BoundingBox? {
         guard !bounds.isEmpty else { return nil }
         let clampedSouth = max(south, -WebMercator.maxLatitude), clampedNorth = min(north, WebMercator.maxLatitude)
-        if bounds.minX < 0 || bounds.maxX > WebMercator.worldSize { return (-180, clampedSouth, 180, clampedNorth) }
+        if bounds.minX < 0 || bounds.maxX > WebMercator.worldSize {
+            return BoundingBox(west: -180, south: clampedSouth, east: 180, north: clampedNorth)
+        }
         let west = WebMercator.unproject(MapPoint(x: bounds.minX, y: 0)).longitude
         let east = WebMercator.unproject(MapPoint(x: bounds.maxX, y: 0)).longitude
-        return (west, clampedSouth, east, clampedNorth)
+        return BoundingBox(west: west, south: clampedSouth, east: east, north: clampedNorth)
     }
 
     /// The stable feature id of a route: see `init(routes:)`.
     public static func featureID(for id: RouteID?, index: Int) -> UInt64 {
         switch id {
         case let .number(n)?: return n
-        case let .string(s)?: return fnv1a64(s)
+        case let .string(s)?: return FNV1a.hash(s)
         case nil: return UInt64(index)
         }
-    }
-
-    /// FNV-1a, 64-bit, over the UTF-8 bytes: stable across runs, machines and Swift versions (unlike `Hasher`).
-    public static func fnv1a64(_ s: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in s.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return hash
     }
 
     @inlinable public func point(_ i: Int) -> MapPoint { MapPoint(x: xs[i], y: ys[i]) }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A longitude/latitude box (west, south, east, north), and the tiles that meet it at a zoom.
+/// A longitude/latitude box (west, south, east, north) in degrees: the one type for such a box in the library (the
+/// tiles that meet it are in Tiling/BoundingBox+Tiles).
 public struct BoundingBox: Sendable, Equatable {
     public var west: Double
     public var south: Double
@@ -34,30 +35,6 @@ public struct BoundingBox: Sendable, Equatable {
         }
     }
 
-    /// The columns and rows of the tiles at zoom `z` that meet the box.
-    public func tileRange(zoom z: Int) -> (x: ClosedRange<Int>, y: ClosedRange<Int>) {
-        let n = 1 << z
-        func column(_ lon: Double) -> Int { min(n - 1, max(0, Int(((lon + 180) / 360 * Double(n)).rounded(.down)))) }
-        func row(_ lat: Double) -> Int {
-            let clamped = min(max(lat, -85.0511287798), 85.0511287798) * .pi / 180
-            let y = (1 - log(tan(clamped) + 1 / cos(clamped)) / .pi) / 2 * Double(n)
-            return min(n - 1, max(0, Int(y.rounded(.down))))
-        }
-        return (column(west)...column(east), row(north)...row(south))
-    }
-
-    /// How many tiles meet the box at zoom `z`.
-    public func tileCount(zoom z: Int) -> Int {
-        let r = tileRange(zoom: z)
-        return r.x.count * r.y.count
-    }
-
-    /// The tiles that meet the box at zoom `z`.
-    public func tiles(zoom z: Int) -> [TileID] {
-        let r = tileRange(zoom: z)
-        var out: [TileID] = []
-        out.reserveCapacity(r.x.count * r.y.count)
-        for x in r.x { for y in r.y { out.append(TileID(z: z, x: x, y: y)) } }
-        return out
-    }
+    /// The box as the metadata formats write it: [west, south, east, north].
+    public var array: [Double] { [west, south, east, north] }
 }
