@@ -45,6 +45,13 @@ public struct ReadResult: Sendable {
         skippedGeometries.merge(other.skippedGeometries, uniquingKeysWith: +)
         invalid.append(contentsOf: other.invalid)
     }
+
+    /// With `options.geodesic` (`--geodesic` in the CLI), every route follows great circles: the one place the
+    /// option is applied to what a reader made, whatever it set from the file itself.
+    mutating func applyGeodesic(_ options: ReadOptions) {
+        guard options.geodesic else { return }
+        for i in routes.indices { routes[i].geodesic = true }
+    }
 }
 
 /// Reads a route file of any supported format.
@@ -87,9 +94,7 @@ public enum RouteReader {
             }
             try GeoJSONReader.forEachBatch(mapped.bytes, file: path, options: options) { piece in
                 var piece = piece
-                if options.geodesic {
-                    for i in piece.routes.indices { piece.routes[i].geodesic = true }
-                }
+                piece.applyGeodesic(options)
                 try body(piece)
             }
         } else {
@@ -121,9 +126,7 @@ public enum RouteReader {
         case .gpx: result = try GPXReader.read(bytes, file: name, options: options)
         case .geojsonseq: result = try GeoJSONSeqReader.read(bytes: bytes, file: name, options: options)
         }
-        if options.geodesic {
-            for i in result.routes.indices { result.routes[i].geodesic = true }
-        }
+        result.applyGeodesic(options)
         return result
     }
 }
