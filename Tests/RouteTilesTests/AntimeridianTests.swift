@@ -38,7 +38,7 @@ import Testing
         }
     }
 
-    @Test func unwrappedInputAndWrappedInputGiveTheSameTiles() {
+    @Test func unwrappedInputAndWrappedInputGiveTheSameTiles() throws {
         let wrapped = Route(parts: [coordinates([(178, 10), (-179, 11), (-175, 12)])])
         let unwrapped = Route(parts: [coordinates([(178, 10), (181, 11), (185, 12)])])
         let a = RouteTiler(routes: [wrapped], options: TilingOptions()), b = RouteTiler(routes: [unwrapped], options: TilingOptions())

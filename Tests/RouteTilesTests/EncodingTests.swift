@@ -42,12 +42,12 @@ private typealias T = TileTestSupport
 
     // MARK: Geometry cleaning
 
-    @Test func zeroLengthLineToIsRemoved() {
+    @Test func zeroLengthLineToIsRemoved() throws {
         let geometry = T.lines([(2, 2), (2, 2), (2, 10), (2, 10), (2, 10), (10, 10), (10, 10)])
         #expect(T.encodedGeometry(geometry) == [9, 4, 4, 18, 0, 16, 16, 0])
     }
 
-    @Test func partsWithFewerThanTwoDistinctPointsAreDroppedAndTheCursorCarriesOver() {
+    @Test func partsWithFewerThanTwoDistinctPointsAreDroppedAndTheCursorCarriesOver() throws {
         // The middle parts vanish; the last MoveTo is still relative to (10, 10), the end of the first part.
         let geometry = T.lines([(2, 2), (2, 10), (10, 10)], [(7, 7), (7, 7), (7, 7)], [(30, 30)],
                                [(1, 1), (3, 5)])
@@ -56,7 +56,7 @@ private typealias T = TileTestSupport
         #expect(T.encodedGeometry(T.lines([(9, 9), (9, 9)], [(2, 2), (2, 10)])) == [9, 4, 4, 10, 0, 16])
     }
 
-    @Test func featureWithoutSurvivingPartIsRefusedAndLeavesNoTrace() {
+    @Test func featureWithoutSurvivingPartIsRefusedAndLeavesNoTrace() throws {
         var layer = VectorLayerBuilder(name: "routes")
         let added = try layer.addFeature(id: 1, geometry: T.lines([(1, 1), (1, 1)], [(5, 5)]),
                                      properties: [Property("name", .string("x"))])
@@ -70,7 +70,7 @@ private typealias T = TileTestSupport
         #expect(!added3)
     }
 
-    @Test func coordinatesBeyondTheSafeRangeAreRefused() {
+    @Test func coordinatesBeyondTheSafeRangeAreRefused() throws {
         #expect(T.encodedGeometry(T.lines([(-32767, 0), (32767, 32767)])) != nil)
         #expect(T.encodedGeometry(T.lines([(-32768, 0), (0, 0)])) == nil)
         #expect(T.encodedGeometry(T.lines([(0, 0), (0, 40000)])) == nil)
@@ -86,7 +86,7 @@ private typealias T = TileTestSupport
         #expect(layer.featureBytes.isEmpty)
     }
 
-    @Test func malformedPartEndsAreRefusedWithoutCrashing() {
+    @Test func malformedPartEndsAreRefusedWithoutCrashing() throws {
         let points = [T.point(0, 0), T.point(1, 1), T.point(2, 2)]
         #expect(T.encodedGeometry(TileGeometry(kind: .lineString, points: points, partEnds: [2, 1])) == nil)
         #expect(T.encodedGeometry(TileGeometry(kind: .lineString, points: points, partEnds: [4])) == nil)
@@ -125,7 +125,7 @@ private typealias T = TileTestSupport
         ])
     }
 
-    @Test func valuesAreComparedByExactTypedValue() {
+    @Test func valuesAreComparedByExactTypedValue() throws {
         var layer = VectorLayerBuilder(name: "routes")
         let properties: [Property] = [
             Property("a", .double(1)), Property("b", .int(1)), // double_value 1 and uint_value 1: two entries
@@ -147,7 +147,7 @@ private typealias T = TileTestSupport
         #expect(keys.valueCount == 1)
     }
 
-    @Test func valueTypesAreWrittenAsTheSpecificationsFields() {
+    @Test func valueTypesAreWrittenAsTheSpecificationsFields() throws {
         var layer = VectorLayerBuilder(name: "routes")
         let added9 = try layer.addFeature(id: nil, geometry: T.points((1, 1)), properties: [
             Property("a", .int(7)), Property("b", .int(-5)), Property("c", .uint(UInt64.max)),
@@ -172,7 +172,7 @@ private typealias T = TileTestSupport
 
     // MARK: Whole tiles
 
-    @Test func smallTileMatchesHandEncodedBytes() {
+    @Test func smallTileMatchesHandEncodedBytes() throws {
         var layer = VectorLayerBuilder(name: "routes")
         let added10 = try layer.addFeature(id: 1, geometry: T.lines([(2, 2), (2, 10), (10, 10)]),
                                  properties: [Property("k", .string("v")), Property("n", .int(-2))])
@@ -223,7 +223,7 @@ private typealias T = TileTestSupport
         #expect(decoded.layers.first?.version == 2)
     }
 
-    @Test func layerBuilderReportsItsState() {
+    @Test func layerBuilderReportsItsState() throws {
         var layer = VectorLayerBuilder(name: "routes", extent: 8192)
         #expect(layer.name == "routes")
         #expect(layer.extent == 8192)

@@ -118,7 +118,7 @@ import Testing
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64])
-    func perRouteTilersGiveTheTilesOfOneTilerOverAllRoutes(seed: UInt64) {
+    func perRouteTilersGiveTheTilesOfOneTilerOverAllRoutes(seed: UInt64) throws {
         var rng = SeededGenerator(seed: 100 + seed)
         let options = Sample.options(maxZoom: 10)
         var routes: [Route] = []
