@@ -35,9 +35,26 @@ struct TileCutter {
         self.featureProperties = featureProperties
     }
 
-    /// Features of the tile `tile` built from `spans` (in span order), added to `layer`. Returns how many.
+    /// Features of the tile `tile` built from `spans` (in span order), all added to `layer`. Returns how many.
     @discardableResult
     mutating func cut(_ tile: TileID, spans: [SegmentSpan], into layer: inout VectorLayerBuilder) -> Int {
+        withUnsafeMutablePointer(to: &layer) { one in
+            cut(tile, spans: spans, into: UnsafeMutableBufferPointer(start: one, count: 1), byLayer: false)
+        }
+    }
+
+    /// Features of the tile `tile` built from `spans`, each added to the builder of its route's layer
+    /// (`layerSlots`).
+    @discardableResult
+    mutating func cut(_ tile: TileID, spans: [SegmentSpan], into layers: inout [VectorLayerBuilder]) -> Int {
+        layers.withUnsafeMutableBufferPointer { cut(tile, spans: spans, into: $0, byLayer: true) }
+    }
+
+    /// The one implementation of both: the spans of each route in turn (a route's spans are consecutive) are cut
+    /// into `layers[0]`, or with `byLayer` into the builder of the route's layer. The builders are reached through
+    /// a buffer so that one builder and an array of them take the same path without copying a builder.
+    private mutating func cut(_ tile: TileID, spans: [SegmentSpan], into layers: UnsafeMutableBufferPointer<VectorLayerBuilder>,
+                              byLayer: Bool) -> Int {
         let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
         let size = WebMercator.tileSize(zoom: tile.z)
         var frame = Frame(originX: Double(tile.x) * size, originY: Double(tile.y) * size,
@@ -50,37 +67,11 @@ struct TileCutter {
             let route = Int(set.lineRoute[Int(spans[index].line)])
             var end = index + 1
             while end < spans.count, Int(set.lineRoute[Int(spans[end].line)]) == route { end += 1 }
-            added += cutRoute(route, spans: spans[index..<end], box: box, frame: frame, into: &layer)
-            index = end
-        }
-        return added
-    }
-
-    /// Features of the tile `tile` built from `spans`, each added to the builder of its route's layer.
-    @discardableResult
-    mutating func cut(_ tile: TileID, spans: [SegmentSpan], into layers: inout [VectorLayerBuilder]) -> Int {
-        let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
-        let frame = Self.frame(tile, options: options)
-        var added = 0
-        var index = 0
-        while index < spans.count {
-            let route = Int(set.lineRoute[Int(spans[index].line)])
-            var end = index + 1
-            while end < spans.count, Int(set.lineRoute[Int(spans[end].line)]) == route { end += 1 }
-            let slot = layerSlots[set.routeInfos[route].layer]
+            let slot = byLayer ? layerSlots[set.routeInfos[route].layer] : 0
             added += cutRoute(route, spans: spans[index..<end], box: box, frame: frame, into: &layers[slot])
             index = end
         }
         return added
-    }
-
-    private static func frame(_ tile: TileID, options: TilingOptions) -> Frame {
-        let size = WebMercator.tileSize(zoom: tile.z)
-        var frame = Frame(originX: Double(tile.x) * size, originY: Double(tile.y) * size,
-                          scale: Double(options.extent) / size, low: Double(-options.buffer),
-                          high: Double(options.extent + options.buffer))
-        frame.squaredTolerance = options.squaredTolerance(zoom: tile.z)
-        return frame
     }
 
     /// The points of a point route that lie in the buffered tile, as one Point feature.
