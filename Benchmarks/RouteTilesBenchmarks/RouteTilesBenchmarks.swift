@@ -50,7 +50,7 @@ let benchmarks: @Sendable () -> Void = {
     for others in [100, 10_000] {
         Benchmark("Tile on demand z14 with \(others) routes elsewhere") { benchmark, tiler in
             for _ in benchmark.scaledIterations {
-                blackHole(tiler.tile(z: tile.z, x: tile.x, y: tile.y))
+                blackHole(try tiler.tile(z: tile.z, x: tile.x, y: tile.y))
             }
         } setup: {
             cullingScene(others: others)

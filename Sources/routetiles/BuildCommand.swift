@@ -159,10 +159,10 @@ struct BuildCommand: AsyncParsableCommand {
             return (metadata, statistics)
         }
         if let part {
-            terminal.note("shard \(part.shard.index)/\(part.shard.plan.count) held \(tiler.routes.routes.count) of "
-                + "\(part.survey.routeCount) routes, \(tiler.routes.pointCount) of \(part.survey.pointCount) points")
+            terminal.note("shard \(part.shard.index)/\(part.shard.plan.count) held \(tiler.projected.routeInfos.count) of "
+                + "\(part.survey.routeCount) routes, \(tiler.projected.pointCount) of \(part.survey.pointCount) points")
         }
-        terminal.summary(routes: tiler.routes.routes.count, points: tiler.routes.pointCount,
+        terminal.summary(routes: tiler.projected.routeInfos.count, points: tiler.projected.pointCount,
                          statistics: statistics, seconds: Date().timeIntervalSince(started),
                          output: destination.path)
     }

@@ -47,7 +47,7 @@ struct CheckCommand: AsyncParsableCommand {
                 for error in result.invalid { print("  \(error)") }
                 if !result.invalid.isEmpty { failed = true }
             } catch {
-                print("\(error)")
+                print(RouteInputs.describe(error))
                 failed = true
             }
         }

@@ -34,7 +34,7 @@ struct OutputOptions: ParsableArguments {
     func write<Result>(to path: String, _ body: (any TileStore) throws -> (TilesetMetadata, Result)) throws -> Result {
         let store: any TileStore
         do {
-            store = try format(for: path).makeStore(path: path, replace: force)
+            store = try format(for: path).makeStore(path: path, force: force)
         } catch {
             throw failure("error: \(error)")
         }

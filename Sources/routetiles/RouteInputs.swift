@@ -33,12 +33,19 @@ enum RouteInputs {
                     count += piece.routes.count
                 }
             } catch {
-                throw failure("error: \(error)")
+                throw failure("error: " + describe(error))
             }
         }
         note(skipped: skipped, invalid: invalid, terminal: terminal)
         guard count > 0 else { throw failure("error: no routes in " + inputs.joined(separator: ", ")) }
         return count
+    }
+
+    /// A reading error as the commands print it: the library's, with the flag that names a format when it could
+    /// not tell one.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? InputError, error.message == RouteReader.undetectedFormat else { return "\(error)" }
+        return "\(error) or pass --format"
     }
 
     static func note(skipped: [String: Int], invalid: [InputError], terminal: Terminal) {

@@ -84,6 +84,11 @@ struct SeedCommand: AsyncParsableCommand {
         if checkpoint != nil && url == nil && !dryRun { throw ValidationError("--checkpoint goes with --url") }
     }
 
+    /// Parses a flag's value; a `ValueError` (which names the value) is shown after the flag.
+    private static func parse<T>(_ flag: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as ValueError { throw InputError(file: flag, message: error.message) }
+    }
+
     func run() async throws {
         let terminal = Terminal(quiet: quiet)
         let options = tiling.tilingOptions
@@ -106,10 +111,13 @@ struct SeedCommand: AsyncParsableCommand {
         do {
             if let tileList {
                 var listed = try TileListFile.read(path: tileList)
-                if let expandZooms { listed = Array(ZoomExpansion.expand(listed, to: try ZoomExpansion.parse(expandZooms))) }
+                if let expandZooms {
+                    let expansion = try Self.parse("--expand-zooms") { try ZoomExpansion.parse(expandZooms) }
+                    listed = Array(ZoomExpansion.expand(listed, to: expansion))
+                }
                 all = Set(listed.filter { zooms.contains($0.z) })
             } else if let bbox {
-                let box = try BoundingBox(parsing: bbox)
+                let box = try Self.parse("--bbox") { try BoundingBox(parsing: bbox) }
                 all = []
                 for z in zooms { all.formUnion(box.tiles(zoom: z)) }
             } else {
@@ -190,7 +198,7 @@ struct SeedCommand: AsyncParsableCommand {
                 while k < tiles.count, firstError.withLock({ $0 == nil }) {
                     let tile = tiles[k]
                     do {
-                        if let mvt = tiler.tile(z: tile.z, x: tile.x, y: tile.y) {
+                        if let mvt = try tiler.tile(z: tile.z, x: tile.x, y: tile.y) {
                             try sink.put(tile, gzipData: try compressor.compress(mvt))
                             written.add(1, ordering: .relaxed)
                         }

@@ -68,11 +68,11 @@ private enum Message {
             Property("d", .double(-2.25)), Property("t", .bool(true)), Property("f", .bool(false)),
         ]
         var layer = VectorLayerBuilder(name: "routes")
-        let added = layer.addFeature(id: UInt64.max, geometry: T.lines([(0, 0), (-5, 9)], [(100, 100), (101, 99)]),
+        let added = try layer.addFeature(id: UInt64.max, geometry: T.lines([(0, 0), (-5, 9)], [(100, 100), (101, 99)]),
                                      properties: properties)
         #expect(added)
         var tile = VectorTileBuilder()
-        tile.addLayer(layer)
+        try tile.addLayer(layer)
         let decoded = try VectorTileDecoder.decode(tile.encode())
         let feature = try #require(decoded.layers.first?.features.first)
         #expect(feature.id == UInt64.max)
@@ -85,9 +85,9 @@ private enum Message {
 
     @Test func smallUnsignedValuesComeBackAsInt() throws {
         var layer = VectorLayerBuilder(name: "routes")
-        layer.addFeature(id: nil, geometry: T.points((1, 1)), properties: [Property("u", .uint(5))])
+        try layer.addFeature(id: nil, geometry: T.points((1, 1)), properties: [Property("u", .uint(5))])
         var tile = VectorTileBuilder()
-        tile.addLayer(layer)
+        try tile.addLayer(layer)
         let feature = try #require(try VectorTileDecoder.decode(tile.encode()).layers.first?.features.first)
         #expect(feature.id == nil)
         #expect(feature.properties == [Property("u", .int(5))])
@@ -108,7 +108,7 @@ private enum Message {
                 for _ in 0..<random.int(in: 1...6) {
                     let feature = random.feature()
                     let (keysBefore, valuesBefore) = (layer.keyCount, layer.valueCount)
-                    let added = layer.addFeature(id: feature.id, geometry: feature.geometry,
+                    let added = try layer.addFeature(id: feature.id, geometry: feature.geometry,
                                                  properties: feature.properties)
                     #expect(added == (feature.expectedParts != nil))
                     if added {
@@ -118,7 +118,7 @@ private enum Message {
                     }
                 }
                 #expect(layer.featureCount == written.count)
-                tile.addLayer(layer)
+                try tile.addLayer(layer)
                 if !written.isEmpty { expectations.append(written) }
             }
 
@@ -326,7 +326,7 @@ private enum Message {
     @Test func everyTruncatedPrefixOfATileThrows() throws {
         var random = RandomTiles(seed: 42)
         var tile: [UInt8] = []
-        while tile.count < 400 { tile = random.tile(layerCount: 1, maximumFeatures: 12) }
+        while tile.count < 400 { tile = try random.tile(layerCount: 1, maximumFeatures: 12) }
         #expect(try VectorTileDecoder.decode(tile).layers.count == 1)
         // The single layer's length reaches the end of the tile: every shorter prefix cuts it.
         for length in 1..<tile.count {
@@ -334,7 +334,7 @@ private enum Message {
         }
 
         // With several layers a prefix may end between layers; either way, nothing crashes.
-        let layered = random.tile(layerCount: 3, maximumFeatures: 8)
+        let layered = try random.tile(layerCount: 3, maximumFeatures: 8)
         for length in 0...layered.count {
             if let decoded = try? VectorTileDecoder.decode(Array(layered.prefix(length))) {
                 #expect(decoded.layers.count <= 3)
@@ -344,7 +344,7 @@ private enum Message {
 
     @Test func randomMutationsThrowOrDecode() throws {
         var random = RandomTiles(seed: 7)
-        let tile = random.tile(layerCount: 2, maximumFeatures: 10)
+        let tile = try random.tile(layerCount: 2, maximumFeatures: 10)
         var threw = 0
         var decoded = 0
         for _ in 0..<4000 {

@@ -20,7 +20,7 @@ private func tile(holding c: Coordinate, zoom: Int, routes: [Route]) throws -> D
     options.maxZoom = zoom
     let tiler = RouteTiler(routes: routes, options: options)
     let id = WebMercator.tile(containing: c, zoom: zoom)
-    let bytes = try #require(tiler.tile(z: id.z, x: id.x, y: id.y))
+    let bytes = try #require(try tiler.tile(z: id.z, x: id.x, y: id.y))
     return try VectorTileDecoder.decode(bytes)
 }
 
@@ -133,7 +133,7 @@ private func tile(holding c: Coordinate, zoom: Int, routes: [Route]) throws -> D
         let tiler = RouteTiler(routes: result.routes, options: options)
         let maneuver = try #require(layer(result, "maneuvers").dropFirst().first)
         let id = WebMercator.tile(containing: maneuver.parts[0][0], zoom: 14)
-        let decoded = try VectorTileDecoder.decode(try #require(tiler.tile(z: id.z, x: id.x, y: id.y)))
+        let decoded = try VectorTileDecoder.decode(try #require(try tiler.tile(z: id.z, x: id.x, y: id.y)))
         #expect(Set(decoded.layers.map(\.name)) == ["trips", "steps", "maneuvers"])
         #expect(Set(TilesetMetadata(name: "x", tiler: tiler).layers.map(\.id)) == ["trips", "steps", "maneuvers"])
     }
@@ -162,7 +162,7 @@ private func tile(holding c: Coordinate, zoom: Int, routes: [Route]) throws -> D
         var options = TilingOptions()
         options.maxZoom = 14
         let id = WebMercator.tile(containing: maneuver.parts[0][0], zoom: 14)
-        let bytes = try #require(RouteTiler(routes: result.routes, options: options).tile(z: id.z, x: id.x, y: id.y))
+        let bytes = try #require(try RouteTiler(routes: result.routes, options: options).tile(z: id.z, x: id.x, y: id.y))
         let script = """
         import json, sys, mapbox_vector_tile
         tile = mapbox_vector_tile.decode(sys.stdin.buffer.read())

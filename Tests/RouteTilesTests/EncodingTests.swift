@@ -32,7 +32,7 @@ private typealias T = TileTestSupport
 
     @Test func geometryFieldInLayerMatchesSpecExample() throws {
         var layer = VectorLayerBuilder(name: "l")
-        let added1 = layer.addFeature(id: nil, geometry: T.lines([(2, 2), (2, 10), (10, 10)], [(1, 1), (3, 5)]),
+        let added1 = try layer.addFeature(id: nil, geometry: T.lines([(2, 2), (2, 10), (10, 10)], [(1, 1), (3, 5)]),
                                  properties: [])
         #expect(added1)
         // The Feature message: type (0x18, 2), then geometry (0x22, length 14, the stream).
@@ -42,12 +42,12 @@ private typealias T = TileTestSupport
 
     // MARK: Geometry cleaning
 
-    @Test func zeroLengthLineToIsRemoved() {
+    @Test func zeroLengthLineToIsRemoved() throws {
         let geometry = T.lines([(2, 2), (2, 2), (2, 10), (2, 10), (2, 10), (10, 10), (10, 10)])
         #expect(T.encodedGeometry(geometry) == [9, 4, 4, 18, 0, 16, 16, 0])
     }
 
-    @Test func partsWithFewerThanTwoDistinctPointsAreDroppedAndTheCursorCarriesOver() {
+    @Test func partsWithFewerThanTwoDistinctPointsAreDroppedAndTheCursorCarriesOver() throws {
         // The middle parts vanish; the last MoveTo is still relative to (10, 10), the end of the first part.
         let geometry = T.lines([(2, 2), (2, 10), (10, 10)], [(7, 7), (7, 7), (7, 7)], [(30, 30)],
                                [(1, 1), (3, 5)])
@@ -56,21 +56,21 @@ private typealias T = TileTestSupport
         #expect(T.encodedGeometry(T.lines([(9, 9), (9, 9)], [(2, 2), (2, 10)])) == [9, 4, 4, 10, 0, 16])
     }
 
-    @Test func featureWithoutSurvivingPartIsRefusedAndLeavesNoTrace() {
+    @Test func featureWithoutSurvivingPartIsRefusedAndLeavesNoTrace() throws {
         var layer = VectorLayerBuilder(name: "routes")
-        let added = layer.addFeature(id: 1, geometry: T.lines([(1, 1), (1, 1)], [(5, 5)]),
+        let added = try layer.addFeature(id: 1, geometry: T.lines([(1, 1), (1, 1)], [(5, 5)]),
                                      properties: [Property("name", .string("x"))])
         #expect(!added)
         #expect(layer.isEmpty)
         #expect(layer.featureCount == 0)
         #expect(layer.keyCount == 0 && layer.valueCount == 0)
-        let added2 = layer.addFeature(id: 1, geometry: TileGeometry(kind: .lineString), properties: [])
+        let added2 = try layer.addFeature(id: 1, geometry: TileGeometry(kind: .lineString), properties: [])
         #expect(!added2)
-        let added3 = layer.addFeature(id: 1, geometry: TileGeometry(kind: .point), properties: [])
+        let added3 = try layer.addFeature(id: 1, geometry: TileGeometry(kind: .point), properties: [])
         #expect(!added3)
     }
 
-    @Test func coordinatesBeyondTheSafeRangeAreRefused() {
+    @Test func coordinatesBeyondTheSafeRangeAreRefused() throws {
         #expect(T.encodedGeometry(T.lines([(-32767, 0), (32767, 32767)])) != nil)
         #expect(T.encodedGeometry(T.lines([(-32768, 0), (0, 0)])) == nil)
         #expect(T.encodedGeometry(T.lines([(0, 0), (0, 40000)])) == nil)
@@ -79,14 +79,14 @@ private typealias T = TileTestSupport
         #expect(T.encodedGeometry(T.lines([(0, 0), (1, 1)], [(99999, 0), (99999, 0)])) == nil)
 
         var layer = VectorLayerBuilder(name: "routes")
-        let added4 = layer.addFeature(id: 1, geometry: T.lines([(0, 0), (Int32.max, 0)]),
+        let added4 = try layer.addFeature(id: 1, geometry: T.lines([(0, 0), (Int32.max, 0)]),
                                   properties: [Property("a", .int(1))])
         #expect(!added4)
         #expect(layer.isEmpty && layer.keyCount == 0 && layer.valueCount == 0)
         #expect(layer.featureBytes.isEmpty)
     }
 
-    @Test func malformedPartEndsAreRefusedWithoutCrashing() {
+    @Test func malformedPartEndsAreRefusedWithoutCrashing() throws {
         let points = [T.point(0, 0), T.point(1, 1), T.point(2, 2)]
         #expect(T.encodedGeometry(TileGeometry(kind: .lineString, points: points, partEnds: [2, 1])) == nil)
         #expect(T.encodedGeometry(TileGeometry(kind: .lineString, points: points, partEnds: [4])) == nil)
@@ -101,10 +101,10 @@ private typealias T = TileTestSupport
     @Test func keysAndValuesAreSharedAcrossFeatures() throws {
         var layer = VectorLayerBuilder(name: "routes")
         let geometry = T.lines([(0, 0), (10, 0)])
-        let added5 = layer.addFeature(id: 1, geometry: geometry,
+        let added5 = try layer.addFeature(id: 1, geometry: geometry,
                                  properties: [Property("highway", .string("primary")), Property("lanes", .int(2))])
         #expect(added5)
-        let added6 = layer.addFeature(id: 2, geometry: geometry,
+        let added6 = try layer.addFeature(id: 2, geometry: geometry,
                                  properties: [Property("highway", .string("primary")), Property("oneway", .bool(true))])
         #expect(added6)
         #expect(layer.keyCount == 3)
@@ -114,7 +114,7 @@ private typealias T = TileTestSupport
             + [0x1A, 6] + Array("oneway".utf8))
 
         var tile = VectorTileBuilder()
-        tile.addLayer(layer)
+        try tile.addLayer(layer)
         let decoded = try VectorTileDecoder.decode(tile.encode())
         let routes = try #require(decoded.layer(named: "routes"))
         #expect(routes.keys == ["highway", "lanes", "oneway"])
@@ -125,7 +125,7 @@ private typealias T = TileTestSupport
         ])
     }
 
-    @Test func valuesAreComparedByExactTypedValue() {
+    @Test func valuesAreComparedByExactTypedValue() throws {
         var layer = VectorLayerBuilder(name: "routes")
         let properties: [Property] = [
             Property("a", .double(1)), Property("b", .int(1)), // double_value 1 and uint_value 1: two entries
@@ -134,22 +134,22 @@ private typealias T = TileTestSupport
             Property("f", .string("1")), Property("g", .bool(true)), // neither matches the number 1
             Property("h", .string("\u{E9}")), Property("i", .string("e\u{301}")), // "é" twice, different bytes
         ]
-        let added7 = layer.addFeature(id: nil, geometry: T.points((1, 1)), properties: properties)
+        let added7 = try layer.addFeature(id: nil, geometry: T.points((1, 1)), properties: properties)
         #expect(added7)
         #expect(layer.keyCount == 9)
         #expect(layer.valueCount == 8)
 
         var keys = VectorLayerBuilder(name: "k")
-        let added8 = keys.addFeature(id: nil, geometry: T.points((1, 1)),
+        let added8 = try keys.addFeature(id: nil, geometry: T.points((1, 1)),
                                 properties: [Property("\u{E9}", .int(1)), Property("e\u{301}", .int(1))])
         #expect(added8)
         #expect(keys.keyCount == 2)
         #expect(keys.valueCount == 1)
     }
 
-    @Test func valueTypesAreWrittenAsTheSpecificationsFields() {
+    @Test func valueTypesAreWrittenAsTheSpecificationsFields() throws {
         var layer = VectorLayerBuilder(name: "routes")
-        let added9 = layer.addFeature(id: nil, geometry: T.points((1, 1)), properties: [
+        let added9 = try layer.addFeature(id: nil, geometry: T.points((1, 1)), properties: [
             Property("a", .int(7)), Property("b", .int(-5)), Property("c", .uint(UInt64.max)),
             Property("d", .double(1.5)), Property("e", .bool(true)), Property("f", .string("hi")),
             Property("g", .int(Int64.min)),
@@ -172,15 +172,15 @@ private typealias T = TileTestSupport
 
     // MARK: Whole tiles
 
-    @Test func smallTileMatchesHandEncodedBytes() {
+    @Test func smallTileMatchesHandEncodedBytes() throws {
         var layer = VectorLayerBuilder(name: "routes")
-        let added10 = layer.addFeature(id: 1, geometry: T.lines([(2, 2), (2, 10), (10, 10)]),
+        let added10 = try layer.addFeature(id: 1, geometry: T.lines([(2, 2), (2, 10), (10, 10)]),
                                  properties: [Property("k", .string("v")), Property("n", .int(-2))])
         #expect(added10)
-        let added11 = layer.addFeature(id: nil, geometry: T.points((25, 17)), properties: [Property("k", .string("v"))])
+        let added11 = try layer.addFeature(id: nil, geometry: T.points((25, 17)), properties: [Property("k", .string("v"))])
         #expect(added11)
         var tile = VectorTileBuilder()
-        tile.addLayer(layer)
+        try tile.addLayer(layer)
 
         // Derivation from vector_tile.proto; a field key is (field number << 3) | wire type.
         // Feature 1 (20 bytes):
@@ -209,13 +209,13 @@ private typealias T = TileTestSupport
 
     @Test func emptyLayersAreNotWritten() throws {
         var tile = VectorTileBuilder()
-        tile.addLayer(VectorLayerBuilder(name: "nothing"))
+        try tile.addLayer(VectorLayerBuilder(name: "nothing"))
         #expect(tile.isEmpty)
         #expect(tile.encode() == [])
 
         var layer = VectorLayerBuilder(name: "routes", extent: 512)
-        layer.addFeature(id: 3, geometry: T.lines([(0, 0), (1, 1)]), properties: [])
-        tile.addLayer(layer)
+        try layer.addFeature(id: 3, geometry: T.lines([(0, 0), (1, 1)]), properties: [])
+        try tile.addLayer(layer)
         #expect(!tile.isEmpty)
         let decoded = try VectorTileDecoder.decode(tile.encode())
         #expect(decoded.layers.map(\.name) == ["routes"])
@@ -223,14 +223,14 @@ private typealias T = TileTestSupport
         #expect(decoded.layers.first?.version == 2)
     }
 
-    @Test func layerBuilderReportsItsState() {
+    @Test func layerBuilderReportsItsState() throws {
         var layer = VectorLayerBuilder(name: "routes", extent: 8192)
         #expect(layer.name == "routes")
         #expect(layer.extent == 8192)
         #expect(layer.isEmpty)
-        let added12 = layer.addFeature(id: 0, geometry: T.points((1, 2)), properties: [])
+        let added12 = try layer.addFeature(id: 0, geometry: T.points((1, 2)), properties: [])
         #expect(added12)
-        let added13 = layer.addFeature(id: nil, geometry: T.lines([(1, 2), (3, 4)]), properties: [])
+        let added13 = try layer.addFeature(id: nil, geometry: T.lines([(1, 2), (3, 4)]), properties: [])
         #expect(added13)
         #expect(layer.featureCount == 2)
         #expect(!layer.isEmpty)
@@ -281,11 +281,11 @@ private typealias T = TileTestSupport
         ]
         var layer = VectorLayerBuilder(name: "routes")
         for properties in propertySets {
-            let added = layer.addFeature(id: nil, geometry: T.points((1, 1)), properties: properties)
+            let added = try layer.addFeature(id: nil, geometry: T.points((1, 1)), properties: properties)
             #expect(added)
         }
         var tile = VectorTileBuilder()
-        tile.addLayer(layer)
+        try tile.addLayer(layer)
         let decoded = try #require(try VectorTileDecoder.decode(tile.encode()).layers.first)
         #expect(decoded.keys == ["a", "b", "c"])
         #expect(decoded.values == [.int(1), .string("x"), .string("y"), .int(2), .bool(true)])

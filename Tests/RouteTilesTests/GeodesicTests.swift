@@ -16,7 +16,7 @@ import Testing
         #expect(GeodesicDistance.metres(end, Self.jfk) < 0.1)
         // A geodesic route's length_m is the ellipsoidal length.
         let tiler = RouteTiler(routes: [Route(parts: [[Self.lax, Self.jfk]], geodesic: true)], options: TilingOptions())
-        #expect(abs(tiler.routes.routes[0].lengthMetres - 3_982_945) < 1)
+        #expect(abs(tiler.projected.routeInfos[0].lengthMetres - 3_982_945) < 1)
     }
 
     /// The densified line departs from the exact geodesic by at most half a tile unit at the maximum zoom.

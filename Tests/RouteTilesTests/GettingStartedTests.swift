@@ -18,7 +18,7 @@ import RouteTiles
         var options = TilingOptions()
         options.maxZoom = 14
         let tiler = RouteTiler(routes: read.routes, options: options)
-        let mvt = try #require(tiler.tile(z: 12, x: 2074, y: 1409), "the article's tile holds Paris")
+        let mvt = try #require(try tiler.tile(z: 12, x: 2074, y: 1409), "the article's tile holds Paris")
         let gzipped = try GzipCompressor().compress(mvt)
         #expect(try Gzip.decompress(gzipped) == mvt)
         #expect(try VectorTileDecoder.decode(mvt).layers.map(\.name) == ["routes"])
@@ -47,7 +47,7 @@ import RouteTiles
         let live = LiveRouteSet(routes: read.routes, options: options)
         let change = live.apply([.append(key: "1", points: [Coordinate(longitude: 2.35, latitude: 48.86)])])
         #expect(change.keys == ["1"] && !change.invalidated.isEmpty && change.generation == 1)
-        let fresh = try #require(live.snapshot.tile(z: 12, x: 2074, y: 1409))
+        let fresh = try #require(try live.snapshot.tile(z: 12, x: 2074, y: 1409))
         #expect(fresh != mvt, "the appended route's length changed in the tile")
     }
 }

@@ -5,23 +5,23 @@ private let pythonAvailable = ExternalTool.required(ExternalTool.pythonHas("gzip
 
 @Suite struct GzipTests {
     /// Inputs of several sizes and kinds: empty, tiny, a tile, repetitive text, incompressible noise.
-    static func samples() -> [[UInt8]] {
+    static func samples() throws -> [[UInt8]] {
         var random = SeededGenerator(seed: 5)
         var tiles = RandomTiles(seed: 5)
         let noise = (0..<70_000).map { _ in UInt8.random(in: 0...255, using: &random) }
         let text = Array(String(repeating: "route tiles gzip ", count: 20_000).utf8)
-        return [[], [0x42], tiles.tile(layerCount: 2, maximumFeatures: 10), text, noise]
+        return [[], [0x42], try tiles.tile(layerCount: 2, maximumFeatures: 10), text, noise]
     }
 
     @Test func roundTrip() throws {
         let compressor = try GzipCompressor()
-        for input in Self.samples() {
+        for input in try Self.samples() {
             let compressed = try compressor.compress(input)
             #expect(Gzip.isCompressed(compressed))
             #expect(Array(compressed.prefix(3)) == [0x1F, 0x8B, 0x08]) // magic, then CM = 8 (deflate)
             #expect(try Gzip.decompress(compressed) == input)
         }
-        let repetitive = Self.samples()[3]
+        let repetitive = try Self.samples()[3]
         #expect(try compressor.compress(repetitive).count < repetitive.count / 20)
     }
 
@@ -36,7 +36,7 @@ private let pythonAvailable = ExternalTool.required(ExternalTool.pythonHas("gzip
         var tiles = RandomTiles(seed: 11)
         let reused = try GzipCompressor(level: 6)
         for index in 0..<60 {
-            let input = index % 7 == 0 ? [] : tiles.tile(layerCount: 1, maximumFeatures: 8)
+            let input = try index % 7 == 0 ? [] : tiles.tile(layerCount: 1, maximumFeatures: 8)
             let fresh = try GzipCompressor(level: 6).compress(input)
             #expect(try reused.compress(input) == fresh)
             #expect(try reused.compress(input) == fresh)
@@ -45,7 +45,7 @@ private let pythonAvailable = ExternalTool.required(ExternalTool.pythonHas("gzip
 
     @Test func levels() throws {
         for level: Int32 in [-1, 0, 1, 9] {
-            let input = Self.samples()[3]
+            let input = try Self.samples()[3]
             #expect(try Gzip.decompress(GzipCompressor(level: level).compress(input)) == input)
         }
         #expect(try Gzip.compress([1, 2, 3], level: -1) == GzipCompressor(level: 6).compress([1, 2, 3]))
@@ -64,7 +64,7 @@ private let pythonAvailable = ExternalTool.required(ExternalTool.pythonHas("gzip
     }
 
     @Test func corruptInputThrows() throws {
-        let input = Self.samples()[2]
+        let input = try Self.samples()[2]
         let compressed = try Gzip.compress(input)
         // A changed CRC-32 (the trailer's first four bytes).
         var badChecksum = compressed
@@ -99,7 +99,7 @@ private let pythonAvailable = ExternalTool.required(ExternalTool.pythonHas("gzip
     }
 
     @Test func outputLimit() throws {
-        let input = Self.samples()[3]
+        let input = try Self.samples()[3]
         let compressed = try Gzip.compress(input)
         #expect(try Gzip.decompress(compressed, limit: input.count) == input)
         #expect(throws: GzipError.outputTooLarge(limit: input.count - 1)) {
@@ -116,7 +116,7 @@ private let pythonAvailable = ExternalTool.required(ExternalTool.pythonHas("gzip
 
     @Test(.enabled(if: pythonAvailable, "needs python3"))
     func pythonReadsOurGzip() async throws {
-        for input in Self.samples() {
+        for input in try Self.samples() {
             let compressed = try Gzip.compress(input)
             let result = try await ExternalTool.pythonDetached(
                 "import gzip, sys; sys.stdout.buffer.write(gzip.decompress(sys.stdin.buffer.read()))",
@@ -128,7 +128,7 @@ private let pythonAvailable = ExternalTool.required(ExternalTool.pythonHas("gzip
 
     @Test(.enabled(if: pythonAvailable, "needs python3"))
     func weReadPythonsGzipAndZlib() async throws {
-        let input = Self.samples()[2]
+        let input = try Self.samples()[2]
         for script in ["import gzip, sys; sys.stdout.buffer.write(gzip.compress(sys.stdin.buffer.read()))",
                        "import zlib, sys; sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))"] {
             let result = try await ExternalTool.pythonDetached(script, stdin: input)

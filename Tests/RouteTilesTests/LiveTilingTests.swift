@@ -63,12 +63,12 @@ import Testing
             route.parts[route.parts.count - 1].append(contentsOf: more)
             let fresh = RouteTiler(routes: [route], options: options)
 
-            #expect(tiler.routes.xs == fresh.routes.xs)
-            #expect(tiler.routes.ys == fresh.routes.ys)
-            #expect(tiler.routes.distances == fresh.routes.distances)
-            #expect(tiler.routes.lineStarts == fresh.routes.lineStarts)
-            #expect(tiler.routes.bounds == fresh.routes.bounds)
-            #expect(tiler.routes.routes.last?.lengthMetres == fresh.routes.routes.last?.lengthMetres)
+            #expect(tiler.projected.xs == fresh.projected.xs)
+            #expect(tiler.projected.ys == fresh.projected.ys)
+            #expect(tiler.projected.distances == fresh.projected.distances)
+            #expect(tiler.projected.lineStarts == fresh.projected.lineStarts)
+            #expect(tiler.projected.bounds == fresh.projected.bounds)
+            #expect(tiler.projected.routeInfos.last?.lengthMetres == fresh.projected.routeInfos.last?.lengthMetres)
             #expect(tiler.importance.elementsEqual(fresh.importance) { $0 == $1 || ($0.isNaN && $1.isNaN) })
             #expect(tiler.rootSpans == fresh.rootSpans)
             // The index holds the same segments, each once, though appended runs may be cut elsewhere.
@@ -80,7 +80,7 @@ import Testing
         let tiles = Self.cover([route], options)
         #expect(!tiles.isEmpty)
         for t in tiles {
-            #expect(tiler.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
+            #expect(try tiler.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
         }
         if nearAntimeridian {
             // Drawn on both sides of the map at z ≥ 1.
@@ -113,12 +113,12 @@ import Testing
         #expect(sawRecent && sawFold)
         let fresh = RouteTiler(routes: [route], options: options)
         for t in Self.cover([route], options) {
-            #expect(tiler.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
+            #expect(try tiler.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
         }
     }
 
     @Test(arguments: [1, 2, 3] as [UInt64])
-    func perRouteTilersGiveTheTilesOfOneTilerOverAllRoutes(seed: UInt64) {
+    func perRouteTilersGiveTheTilesOfOneTilerOverAllRoutes(seed: UInt64) throws {
         var rng = SeededGenerator(seed: 100 + seed)
         let options = Sample.options(maxZoom: 10)
         var routes: [Route] = []
@@ -143,8 +143,8 @@ import Testing
         #expect(tiles.count > 10)
         var most = 0
         for t in tiles {
-            let bytes = set.tile(z: t.z, x: t.x, y: t.y)
-            #expect(bytes == whole.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
+            let bytes = try set.tile(z: t.z, x: t.x, y: t.y)
+            #expect(try bytes == whole.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
             if let bytes, let decoded = try? VectorTileDecoder.decode(bytes) {
                 most = max(most, decoded.layers.first?.features.count ?? 0)
             }
@@ -154,7 +154,7 @@ import Testing
         #expect(set.layerNames == whole.layerNames)
         #expect(set.layerNames.count == 3)
         // A tile far away holds nothing.
-        #expect(set.tile(z: 10, x: 10, y: 10) == nil)
+        #expect(try set.tile(z: 10, x: 10, y: 10) == nil)
         #expect(set.metadata(name: "m") == TilesetMetadata(name: "m", tiler: whole))
     }
 
@@ -186,7 +186,7 @@ import Testing
             #expect(change.keys == [String(which)])
             let fresh = RouteTiler(routes: routes, options: options)
             for t in Self.cover(routes, options) {
-                #expect(live.snapshot.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
+                #expect(try live.snapshot.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
             }
             #expect(live.snapshot.pointCount == routes.reduce(0) { $0 + $1.pointCount })
         }

@@ -86,10 +86,10 @@ private struct PythonFeature: Decodable {
         for (name, extent, inputs) in [("routes", UInt32(4096), routes), ("stops", UInt32(512), stops)] {
             var layer = VectorLayerBuilder(name: name, extent: extent)
             for input in inputs {
-                let added = layer.addFeature(id: input.id, geometry: input.geometry, properties: input.properties)
+                let added = try layer.addFeature(id: input.id, geometry: input.geometry, properties: input.properties)
                 #expect(added)
             }
-            tile.addLayer(layer)
+            try tile.addLayer(layer)
         }
 
         let result = try await ExternalTool.pythonDetached(decodeScript, stdin: tile.encode())

@@ -58,8 +58,8 @@ struct PostgresReplicaTests {
             let path = "/tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt"
             let (fromA, fromB) = (try await a.get(path, gzip: false), try await b.get(path, gzip: false))
             if fromA.status != fromB.status || fromA.body != fromB.body { problems.append("A and B differ at \(tile)") }
-            let expected = truth.tile(z: tile.z, x: tile.x, y: tile.y)
-            for (i, sync) in syncs.enumerated() where sync.routes.snapshot.tile(z: tile.z, x: tile.x, y: tile.y) != expected {
+            let expected = try truth.tile(z: tile.z, x: tile.x, y: tile.y)
+            for (i, sync) in syncs.enumerated() where (try? sync.routes.snapshot.tile(z: tile.z, x: tile.x, y: tile.y)) != expected {
                 problems.append("replica \(i) differs from the store's routes at \(tile)")
             }
         }

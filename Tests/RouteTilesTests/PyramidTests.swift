@@ -27,10 +27,10 @@ import Testing
         let (tiler, tiles) = try Sample.build(routes, options)
         #expect(tiles.count > 50)
         let ids = routes.enumerated().map { ProjectedRouteSet.featureID(for: $0.element.id, index: $0.offset) }
-        #expect(tiler.routes.routes.map(\.featureID) == ids)
+        #expect(tiler.projected.routeInfos.map(\.featureID) == ids)
         let reference = ReferenceClip(extent: options.extent, buffer: options.buffer)
         for z in 0...options.maxZoom {
-            let expected = reference.cut(tiler.routes, zoom: z)
+            let expected = reference.cut(tiler.projected, zoom: z)
             let written = tiles.keys.filter { $0.z == z }
             var problems: [String] = []
             for tile in Set(written).union(expected.keys) {
@@ -74,14 +74,14 @@ import Testing
         let routes = Self.randomRoutes(seed: 3, count: 10, points: 300, step: 0.03)
         let (tiler, tiles) = try Sample.build(routes, Sample.options(maxZoom: 11))
         for (tile, data) in tiles {
-            let onDemand = try #require(tiler.tile(z: tile.z, x: tile.x, y: tile.y))
+            let onDemand = try #require(try tiler.tile(z: tile.z, x: tile.x, y: tile.y))
             #expect(try Gzip.decompress(data) == onDemand, "\(tile)")
         }
         // Neighbours of written tiles that the pyramid left empty are empty on demand too.
         for tile in tiles.keys where tile.z == 11 {
             for (dx, dy) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
                 let n = TileID(z: 11, x: tile.x + dx, y: tile.y + dy)
-                if n.isValid && tiles[n] == nil { #expect(tiler.tile(z: n.z, x: n.x, y: n.y) == nil) }
+                if n.isValid && tiles[n] == nil { #expect(try tiler.tile(z: n.z, x: n.x, y: n.y) == nil) }
             }
         }
     }
@@ -105,17 +105,17 @@ import Testing
         for (tile, data) in tiles {
             for f in try Sample.decode(data).layers[0].features { idsPerZoom[tile.z, default: []].insert(try #require(f.id)) }
         }
-        let expected: Set<UInt64> = [42, ProjectedRouteSet.fnv1a64("tgv"), 2]
+        let expected: Set<UInt64> = [42, FNV1a.hash("tgv"), 2]
         for z in 0...8 { #expect(idsPerZoom[z] == expected) }
-        #expect(ProjectedRouteSet.fnv1a64("") == 0xcbf2_9ce4_8422_2325)
-        #expect(ProjectedRouteSet.fnv1a64("a") == 0xaf63_dc4c_8601_ec8c)
+        #expect(FNV1a.hash("") == 0xcbf2_9ce4_8422_2325)
+        #expect(FNV1a.hash("a") == 0xaf63_dc4c_8601_ec8c)
     }
 
     @Test func propertiesAndLengthAreWritten() throws {
         let route = Route(id: .number(7), properties: [Property("name", .string("Loop")), Property("length_m", .string("theirs"))],
                           parts: [[Coordinate(longitude: 0, latitude: 0), Coordinate(longitude: 0, latitude: 1)]])
         let tiler = RouteTiler(routes: [route], options: Sample.options(maxZoom: 3))
-        let mvt = try #require(tiler.tile(z: 0, x: 0, y: 0))
+        let mvt = try #require(try tiler.tile(z: 0, x: 0, y: 0))
         let feature = try #require(try VectorTileDecoder.decode(mvt).layers[0].features.first)
         #expect(feature.properties.first == Property("name", .string("Loop")))
         let length = try #require(feature.properties.first { $0.key == "length_m" })
@@ -143,7 +143,7 @@ import Testing
         options.lineMetrics = true
         let route = Route(id: .number(1), parts: [[Coordinate(longitude: -100, latitude: 0), Coordinate(longitude: 100, latitude: 0)]])
         let (tiler, tiles) = try Sample.build([route], options)
-        let length = tiler.routes.routes[0].lengthMetres
+        let length = tiler.projected.routeInfos[0].lengthMetres
         var covered = 0.0
         for (tile, data) in tiles where tile.z == 4 {
             for f in try Sample.decode(data).layers[0].features {

@@ -72,7 +72,7 @@ import Testing
         let wide = ZoomExpansion.expand([TileID(z: 3, x: 1, y: 2)], to: try ZoomExpansion.parse("2-5"))
         #expect(wide.count == 1 + 1 + 4 + 16)
         #expect(wide.contains(TileID(z: 2, x: 0, y: 1)) && wide.contains(TileID(z: 5, x: 7, y: 11)))
-        #expect(throws: InputError.self) { try ZoomExpansion.parse("5-2") }
+        #expect(throws: ValueError.self) { try ZoomExpansion.parse("5-2") }
     }
 
     @Test func checkpointSurvivesACutShortLineAndResumes() throws {

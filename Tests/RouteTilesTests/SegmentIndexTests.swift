@@ -18,7 +18,7 @@ import Testing
             let tile = TileID(z: z, x: Int.random(in: 0..<(1 << z), using: &rng), y: Int.random(in: 0..<(1 << z), using: &rng))
             let box = WebMercator.bounds(of: tile, extent: 4096, buffer: 64)
             var scanned = SpanList()
-            SpanFilter.select(tiler.rootSpans, meeting: box, in: tiler.routes, into: &scanned)
+            SpanFilter.select(tiler.rootSpans, meeting: box, in: tiler.projected, into: &scanned)
             #expect(tiler.spans(for: tile) == scanned.spans)
         }
     }

@@ -121,7 +121,7 @@ import Testing
                 let truth = RouteTiler(routes: expected, options: options)
                 var changed = Set<TileID>()
                 for t in tiles {
-                    #expect(after[t] == truth.tile(z: t.z, x: t.x, y: t.y), "tile \(t) is stale")
+                    #expect(try after[t] == truth.tile(z: t.z, x: t.x, y: t.y), "tile \(t) is stale")
                     if after[t] != previous[t] { changed.insert(t) }
                 }
                 let count = try #require(reply.json["invalidated_tiles"] as? Int)

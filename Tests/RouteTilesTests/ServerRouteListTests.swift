@@ -36,11 +36,11 @@ import Testing
             #expect(meridian["points"] as? Int == 3 && meridian["kind"] as? String == "line" && meridian["layer"] as? String == "routes")
             // The feature id is the one in the tiles: a number as it is, a string id hashed.
             #expect((equator["fid"] as? NSNumber)?.uint64Value == 7)
-            #expect((meridian["fid"] as? NSNumber)?.uint64Value == ProjectedRouteSet.fnv1a64("meridian"))
+            #expect((meridian["fid"] as? NSNumber)?.uint64Value == FNV1a.hash("meridian"))
             let tile = try await server.get("/tiles/0/0/0.mvt", gzip: false)
             let decoded = try VectorTileDecoder.decode(tile.body)
             let ids = Set(decoded.layers.flatMap { $0.features.compactMap(\.id) })
-            #expect(ids == [7, ProjectedRouteSet.fnv1a64("meridian")])
+            #expect(ids == [7, FNV1a.hash("meridian")])
             // The same generation: the same bytes.
             #expect(try await server.get("/routes").body == reply.body)
         }

@@ -65,7 +65,7 @@ import Testing
         let sink = CollectingSink()
         _ = try PyramidBuilder(tiler: RouteTiler(projected: kept.projected, options: survey.options), threads: 2,
                                shard: shard).build(into: sink)
-        return (kept.projected.routes.count, sink.all)
+        return (kept.projected.routeInfos.count, sink.all)
     }
 
     /// Describes how two pyramids differ, or nil when they are the same.

@@ -30,7 +30,7 @@ import Testing
             #expect(space.report.spilledBytes >= 3 * 240_000 * 8, "\(space.report)")
             space.trim()
             #expect(spilled.xs == plain.xs && spilled.ys == plain.ys && spilled.distances == plain.distances)
-            #expect(spilled.lineStarts == plain.lineStarts && spilled.routes.count == plain.routes.count)
+            #expect(spilled.lineStarts == plain.lineStarts && spilled.routeInfos.count == plain.routeInfos.count)
             #expect(spilled.geographicBounds.map { [$0.west, $0.south, $0.east, $0.north] }
                         == plain.geographicBounds.map { [$0.west, $0.south, $0.east, $0.north] })
         }

@@ -90,7 +90,7 @@ public struct PyramidBuilder: Sendable {
         }
         work.record(zoom: tile.z, written: written)
         guard tile.z < options.maxZoom else { return }
-        let children = SpanFilter.split(task.spans, of: tile, options: options, in: tiler.routes)
+        let children = SpanFilter.split(task.spans, of: tile, options: options, in: tiler.projected)
         let childTiles = tile.children
         var next: [SubtreeTask] = []
         for k in (0..<4).reversed() where !children[k].isEmpty && shard?.descends(into: childTiles[k]) ?? true {
@@ -101,12 +101,6 @@ public struct PyramidBuilder: Sendable {
         pending.append(contentsOf: work.offer(next))
         pending.append(mine)
     }
-}
-
-/// A tile whose subtree is still to be cut, with the spans that reach it.
-struct SubtreeTask: Sendable {
-    var tile: TileID
-    var spans: [SegmentSpan]
 }
 
 /// The work shared by the pyramid builder's workers: a stack of subtrees, how many are being cut, the first

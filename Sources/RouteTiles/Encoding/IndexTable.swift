@@ -56,18 +56,3 @@ struct IndexTable<Element: IndexTableKey>: Sendable {
         }
     }
 }
-
-/// FNV-1a over bytes, a simple hash that is quick for short strings.
-enum FNV1a {
-    static let offsetBasis: UInt64 = 0xCBF2_9CE4_8422_2325
-    static let prime: UInt64 = 0x0000_0100_0000_01B3
-
-    @inline(__always)
-    static func hash(_ bytes: UnsafeBufferPointer<UInt8>, into state: UInt64 = offsetBasis) -> UInt64 {
-        var hash = state
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* prime
-        }
-        return hash
-    }
-}

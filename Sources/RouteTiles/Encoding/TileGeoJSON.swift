@@ -44,7 +44,7 @@ public enum TileGeoJSON {
                 features.append(feature)
             }
         }
-        return TilesetMetadata.serialize(["type": "FeatureCollection", "features": features], pretty: true)
+        return JSONText.bytes(["type": "FeatureCollection", "features": features], pretty: true)
     }
 
     static func jsonValue(_ v: PropertyValue) -> Any {

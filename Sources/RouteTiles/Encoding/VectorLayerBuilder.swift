@@ -49,9 +49,37 @@ public struct VectorLayerBuilder: Sendable {
     /// - Parameters:
     ///   - id: The feature id, written only when present.
     ///   - geometry: Points or lines in tile coordinates; see `GeometryEncoder` for the cleaning of line parts.
-    ///   - properties: Written as tags in this order. Keys should be distinct within a feature.
+    ///   - properties: Written as tags in this order.
+    /// - Throws: `VectorTileRuleError.repeatedKey` when two properties have the same key (byte for byte): MVT 2.1,
+    ///   section 4.4, wants keys unique within a feature. The layer is then unchanged.
     @discardableResult
-    public mutating func addFeature(id: UInt64?, geometry: TileGeometry, properties: [Property]) -> Bool {
+    public mutating func addFeature(id: UInt64?, geometry: TileGeometry,
+                                    properties: [Property]) throws(VectorTileRuleError) -> Bool {
+        if let key = Self.repeatedKey(in: properties) { throw .repeatedKey(key) }
+        return appendFeature(id: id, geometry: geometry, properties: properties)
+    }
+
+    /// The first key that appears a second time in `properties`, if any.
+    static func repeatedKey(in properties: [Property]) -> String? {
+        if properties.count <= 16 {
+            // Features have few properties: comparing pairs costs less than hashing.
+            for later in properties.indices.dropFirst() {
+                for earlier in 0..<later where ExactString.equal(properties[earlier].key, properties[later].key) {
+                    return properties[later].key
+                }
+            }
+            return nil
+        }
+        var seen = IndexTable<ExactString>()
+        for property in properties where !seen.index(of: ExactString(property.key)).inserted { return property.key }
+        return nil
+    }
+
+    /// `addFeature` without the check that keys are distinct, for callers that made them distinct already (the
+    /// tiler does once per route, see `RouteTiler.featureProperties`): the cutter adds a feature per route per
+    /// tile, and checking there would repeat the same work in every tile.
+    @discardableResult
+    mutating func appendFeature(id: UInt64?, geometry: TileGeometry, properties: [Property]) -> Bool {
         // Geometry first: it is the only part that can fail, and the key and value tables must not grow then.
         guard let geometryLength = GeometryEncoder.encode(geometry, into: &geometryScratch) else { return false }
 

@@ -43,11 +43,22 @@ public enum GeodesicDistance {
     /// Vincenty's inverse formula; see `metres`.
     public static func vincentyMetres(_ p: Coordinate, _ q: Coordinate) -> Double {
         if p == q { return 0 }
-        let a = semiMajorAxis, b = semiMinorAxis, f = flattening
         let rad = Double.pi / 180
         var dLon = (q.longitude - p.longitude).truncatingRemainder(dividingBy: 360)
         if dLon > 180 { dLon -= 360 } else if dLon < -180 { dLon += 360 }
-        let L = dLon * rad
+        return vincentyInverse(p, q, longitudeDifference: dLon * rad)?.metres ?? sphericalMetres(p, q)
+    }
+
+    /// Vincenty's inverse formula: the length of the geodesic from `p` to `q` and its azimuth at `p` (radians,
+    /// clockwise from north), or nil when the iteration does not converge (nearly antipodal positions).
+    ///
+    /// `longitudeDifference` is q's longitude less p's, in radians, reduced to −π…π by the caller: `metres` reduces
+    /// it in degrees, `GeodesicLine` in radians, and the two differ in the last bits for unwrapped longitudes, so
+    /// each keeps its own to keep lengths (and tiles) exactly as they were.
+    static func vincentyInverse(_ p: Coordinate, _ q: Coordinate,
+                                longitudeDifference L: Double) -> (metres: Double, azimuth: Double)? {
+        let a = semiMajorAxis, b = semiMinorAxis, f = flattening
+        let rad = Double.pi / 180
         let u1 = atan((1 - f) * tan(p.latitude * rad))
         let u2 = atan((1 - f) * tan(q.latitude * rad))
         let sinU1 = sin(u1), cosU1 = cos(u1), sinU2 = sin(u2), cosU2 = cos(u2)
@@ -57,7 +68,7 @@ public enum GeodesicDistance {
             let t1 = cosU2 * sinLambda
             let t2 = cosU1 * sinU2 - sinU1 * cosU2 * cosLambda
             let sinSigma = (t1 * t1 + t2 * t2).squareRoot()
-            if sinSigma == 0 { return 0 }
+            if sinSigma == 0 { return (0, 0) }
             let cosSigma = sinU1 * sinU2 + cosU1 * cosU2 * cosLambda
             let sigma = atan2(sinSigma, cosSigma)
             let sinAlpha = cosU1 * cosU2 * sinLambda / sinSigma
@@ -73,10 +84,10 @@ public enum GeodesicDistance {
                 let bigB = uSq / 1024 * (256 + uSq * (-128 + uSq * (74 - 47 * uSq)))
                 let deltaSigma = bigB * sinSigma * (cos2SigmaM + bigB / 4 * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)
                     - bigB / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
-                return b * bigA * (sigma - deltaSigma)
+                return (b * bigA * (sigma - deltaSigma), atan2(t1, t2))
             }
         }
-        return sphericalMetres(p, q)
+        return nil
     }
 
     /// Great-circle distance on a sphere of the WGS84 mean radius (haversine).

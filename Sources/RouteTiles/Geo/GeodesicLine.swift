@@ -43,43 +43,8 @@ struct GeodesicLine {
 
     /// Distance and initial azimuth, or nil when the iteration does not converge.
     static func inverse(_ p: Coordinate, _ q: Coordinate) -> (Double, Double)? {
-        var L = (q.longitude - p.longitude) * radians
-        L = remainder(L, 2 * Double.pi)
-        let U1 = atan((1 - f) * tan(p.latitude * radians)), U2 = atan((1 - f) * tan(q.latitude * radians))
-        let sinU1 = sin(U1), cosU1 = cos(U1), sinU2 = sin(U2), cosU2 = cos(U2)
-        var lambda = L
-        var sinSigma = 0.0, cosSigma = 0.0, sigma = 0.0, cosSqAlpha = 0.0, cos2SigmaM = 0.0
-        var sinLambda = 0.0, cosLambda = 0.0
-        var converged = false
-        for _ in 0..<200 {
-            sinLambda = sin(lambda)
-            cosLambda = cos(lambda)
-            let t1 = cosU2 * sinLambda, t2 = cosU1 * sinU2 - sinU1 * cosU2 * cosLambda
-            sinSigma = (t1 * t1 + t2 * t2).squareRoot()
-            if sinSigma == 0 { return (0, 0) }
-            cosSigma = sinU1 * sinU2 + cosU1 * cosU2 * cosLambda
-            sigma = atan2(sinSigma, cosSigma)
-            let sinAlpha = cosU1 * cosU2 * sinLambda / sinSigma
-            cosSqAlpha = 1 - sinAlpha * sinAlpha
-            cos2SigmaM = cosSqAlpha != 0 ? cosSigma - 2 * sinU1 * sinU2 / cosSqAlpha : 0
-            let C = f / 16 * cosSqAlpha * (4 + f * (4 - 3 * cosSqAlpha))
-            let previous = lambda
-            lambda = L + (1 - C) * f * sinAlpha
-                * (sigma + C * sinSigma * (cos2SigmaM + C * cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)))
-            if abs(lambda - previous) < 1e-12 {
-                converged = true
-                break
-            }
-        }
-        guard converged, lambda.isFinite else { return nil }
-        let uSq = cosSqAlpha * (a * a - b * b) / (b * b)
-        let A = 1 + uSq / 16384 * (4096 + uSq * (-768 + uSq * (320 - 175 * uSq)))
-        let B = uSq / 1024 * (256 + uSq * (-128 + uSq * (74 - 47 * uSq)))
-        let deltaSigma = B * sinSigma * (cos2SigmaM + B / 4 * (cosSigma * (-1 + 2 * cos2SigmaM * cos2SigmaM)
-            - B / 6 * cos2SigmaM * (-3 + 4 * sinSigma * sinSigma) * (-3 + 4 * cos2SigmaM * cos2SigmaM)))
-        let s = b * A * (sigma - deltaSigma)
-        let alpha1 = atan2(cosU2 * sinLambda, cosU1 * sinU2 - sinU1 * cosU2 * cosLambda)
-        return (s, alpha1)
+        let L = remainder((q.longitude - p.longitude) * radians, 2 * Double.pi)
+        return GeodesicDistance.vincentyInverse(p, q, longitudeDifference: L)
     }
 
     /// The position `distance` metres from `p` along the geodesic leaving it at `azimuth` (radians).

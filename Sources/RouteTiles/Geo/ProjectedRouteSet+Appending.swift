@@ -6,7 +6,7 @@ extension ProjectedRouteSet {
     /// Costs the new points: the columns are shared with this set, which stays valid for its readers (see
     /// `SharedColumn`); only the small per-line and per-route arrays are copied.
     func appending(_ points: [Coordinate], after previous: Coordinate) -> ProjectedRouteSet? {
-        guard let lastVertex = xs.indices.last, lineCount > 0, var info = routes.last else { return nil }
+        guard let lastVertex = xs.indices.last, lineCount > 0, var info = routeInfos.last else { return nil }
         var set = self
         let line = lineCount - 1
         // The unwrapping offset of the last vertex is a whole number of turns: recover it exactly.
@@ -30,7 +30,7 @@ extension ProjectedRouteSet {
         }
         set.lineStarts[line + 1] = set.xs.count
         info.lengthMetres = travelled
-        set.routes[set.routes.count - 1] = info
+        set.routeInfos[set.routeInfos.count - 1] = info
         set.south = south
         set.north = north
         set.geographicBounds = Self.geographicBounds(of: set.bounds, south: south, north: north)

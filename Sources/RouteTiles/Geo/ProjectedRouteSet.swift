@@ -28,13 +28,14 @@ public struct ProjectedRouteSet: Sendable {
     public internal(set) var distances = SharedColumn<Double>()
     public internal(set) var lineStarts: [Int] = [0]
     public internal(set) var lineRoute: [Int32] = []
-    public internal(set) var routes: [RouteInfo] = []
+    /// Per route, in input order: its feature id, properties, layer, kind and length (`lineRoute` indexes it).
+    public internal(set) var routeInfos: [RouteInfo] = []
     /// The layer names routes asked for, by `RouteInfo.layer`; nil (always first) is the tiling options' layer.
     public internal(set) var layers: [String?] = [nil]
     /// The map-point bounds of every vertex (x may leave `0..<worldSize` for routes across the antimeridian).
     public internal(set) var bounds: MapRect = .empty
     /// Bounds in lon/lat: west, south, east, north (west/east are −180/180 when a route crosses the antimeridian).
-    public internal(set) var geographicBounds: (west: Double, south: Double, east: Double, north: Double)?
+    public internal(set) var geographicBounds: BoundingBox?
 
     public var lineCount: Int { lineRoute.count }
     public var pointCount: Int { xs.count }
@@ -84,7 +85,7 @@ public struct ProjectedRouteSet: Sendable {
                 north = max(north, c.latitude)
             }
             lineStarts.append(xs.count)
-            lineRoute.append(Int32(truncatingIfNeeded: routes.count))
+            lineRoute.append(Int32(truncatingIfNeeded: routeInfos.count))
         }
         let lineCount = lineRoute.count - firstLine
         guard lineCount > 0 else { return }
@@ -97,7 +98,7 @@ public struct ProjectedRouteSet: Sendable {
                 layers.append(name)
             }
         }
-        routes.append(RouteInfo(featureID: Self.featureID(for: route.id, index: index),
+        routeInfos.append(RouteInfo(featureID: Self.featureID(for: route.id, index: index),
                                 properties: route.properties, lengthMetres: travelled,
                                 firstLine: firstLine, lineCount: lineCount, layer: layer, isPoint: isPoint))
         geographicBounds = Self.geographicBounds(of: bounds, south: south, north: north)
@@ -130,32 +131,24 @@ public struct ProjectedRouteSet: Sendable {
     /// Bounds in lon/lat of map-point `bounds` whose positions reach from latitude `south` to `north`; nil when
     /// `bounds` is empty.
     static func geographicBounds(of bounds: MapRect, south: Double,
-                                 north: Double) -> (west: Double, south: Double, east: Double, north: Double)? {
+                                 north: Double) -> BoundingBox? {
         guard !bounds.isEmpty else { return nil }
         let clampedSouth = max(south, -WebMercator.maxLatitude), clampedNorth = min(north, WebMercator.maxLatitude)
-        if bounds.minX < 0 || bounds.maxX > WebMercator.worldSize { return (-180, clampedSouth, 180, clampedNorth) }
+        if bounds.minX < 0 || bounds.maxX > WebMercator.worldSize {
+            return BoundingBox(west: -180, south: clampedSouth, east: 180, north: clampedNorth)
+        }
         let west = WebMercator.unproject(MapPoint(x: bounds.minX, y: 0)).longitude
         let east = WebMercator.unproject(MapPoint(x: bounds.maxX, y: 0)).longitude
-        return (west, clampedSouth, east, clampedNorth)
+        return BoundingBox(west: west, south: clampedSouth, east: east, north: clampedNorth)
     }
 
     /// The stable feature id of a route: see `init(routes:)`.
     public static func featureID(for id: RouteID?, index: Int) -> UInt64 {
         switch id {
         case let .number(n)?: return n
-        case let .string(s)?: return fnv1a64(s)
+        case let .string(s)?: return FNV1a.hash(s)
         case nil: return UInt64(index)
         }
-    }
-
-    /// FNV-1a, 64-bit, over the UTF-8 bytes: stable across runs, machines and Swift versions (unlike `Hasher`).
-    public static func fnv1a64(_ s: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in s.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return hash
     }
 
     @inlinable public func point(_ i: Int) -> MapPoint { MapPoint(x: xs[i], y: ys[i]) }

@@ -7,6 +7,9 @@ public enum WebMercator {
     /// Latitudes are clamped to ±85.05112878°, where the square Mercator world ends.
     public static let maxLatitude: Double = 85.05112878
 
+    /// The whole square world, in longitude and latitude.
+    public static let worldBounds = BoundingBox(west: -180, south: -maxLatitude, east: 180, north: maxLatitude)
+
     /// Projects a position. Longitudes are not wrapped: 190° lies beyond the right edge of the world, at
     /// `x = worldSize * 370 / 360`, which keeps a line that crosses the antimeridian continuous.
     @inlinable public static func project(_ c: Coordinate) -> MapPoint {

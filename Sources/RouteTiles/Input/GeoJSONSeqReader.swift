@@ -19,9 +19,7 @@ public enum GeoJSONSeqReader {
             var result = ReadResult()
             try readRecord(record, line: line, file: path, options: options, into: &result)
             if !result.routes.isEmpty || !result.invalid.isEmpty || !result.skippedGeometries.isEmpty {
-                if options.geodesic {
-                    for i in result.routes.indices { result.routes[i].geodesic = true }
-                }
+                result.applyGeodesic(options)
                 try body(result)
             }
         }

@@ -45,6 +45,13 @@ public struct ReadResult: Sendable {
         skippedGeometries.merge(other.skippedGeometries, uniquingKeysWith: +)
         invalid.append(contentsOf: other.invalid)
     }
+
+    /// With `options.geodesic` (`--geodesic` in the CLI), every route follows great circles: the one place the
+    /// option is applied to what a reader made, whatever it set from the file itself.
+    mutating func applyGeodesic(_ options: ReadOptions) {
+        guard options.geodesic else { return }
+        for i in routes.indices { routes[i].geodesic = true }
+    }
 }
 
 /// Reads a route file of any supported format.
@@ -87,15 +94,18 @@ public enum RouteReader {
             }
             try GeoJSONReader.forEachBatch(mapped.bytes, file: path, options: options) { piece in
                 var piece = piece
-                if options.geodesic {
-                    for i in piece.routes.indices { piece.routes[i].geodesic = true }
-                }
+                piece.applyGeodesic(options)
                 try body(piece)
             }
         } else {
             try body(read(path: path, format: format, options: options))
         }
     }
+
+    /// The message when the format cannot be told from the name or the content. The library has no flags: a
+    /// caller that can be told the format (the CLI's `--format`) adds how.
+    public static let undetectedFormat = "cannot tell the format: not GeoJSON, a GeoJSON sequence, directions JSON, "
+        + "GPX, encoded polylines, nor CSV with latitude and longitude columns; name the file by its format"
 
     /// Reads routes from bytes in memory (an HTTP body), in `format` or else the format found from `name`'s
     /// extension and the content. Errors name `name` as the file.
@@ -105,9 +115,7 @@ public enum RouteReader {
             throw InputError(file: name, message: "file is empty")
         }
         guard let format = format ?? InputFormat.detect(path: name, bytes: bytes) else {
-            throw InputError(file: name, message: "cannot tell the format: not GeoJSON, a GeoJSON sequence, "
-                                 + "directions JSON, GPX, encoded polylines, nor CSV with latitude and longitude "
-                                 + "columns; name the file by its format or pass --format")
+            throw InputError(file: name, message: undetectedFormat)
         }
         var result: ReadResult
         switch format {
@@ -118,9 +126,7 @@ public enum RouteReader {
         case .gpx: result = try GPXReader.read(bytes, file: name, options: options)
         case .geojsonseq: result = try GeoJSONSeqReader.read(bytes: bytes, file: name, options: options)
         }
-        if options.geodesic {
-            for i in result.routes.indices { result.routes[i].geodesic = true }
-        }
+        result.applyGeodesic(options)
         return result
     }
 }

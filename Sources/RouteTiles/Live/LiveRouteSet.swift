@@ -19,8 +19,11 @@ public final class LiveRouteSet: Sendable {
         public let routeCount: Int
         public let pointCount: Int
 
-        /// The uncompressed MVT of one tile, or nil when no route has a feature in it.
-        public func tile(z: Int, x: Int, y: Int) -> [UInt8]? { tilers.tile(z: z, x: x, y: y) }
+        /// The uncompressed MVT of one tile, or nil when no route has a feature in it; `TileAddressError` when z/x/y
+        /// names no tile.
+        public func tile(z: Int, x: Int, y: Int) throws(TileAddressError) -> [UInt8]? {
+            try tilers.tile(z: z, x: x, y: y)
+        }
     }
 
     /// What a change did.

@@ -28,13 +28,15 @@ public struct RouteTilerSet: Sendable {
         layerNames = names
     }
 
-    public var routeCount: Int { tilers.reduce(0) { $0 + $1.routes.routes.count } }
-    public var pointCount: Int { tilers.reduce(0) { $0 + $1.routes.pointCount } }
+    public var routeCount: Int { tilers.reduce(0) { $0 + $1.projected.routeInfos.count } }
+    public var pointCount: Int { tilers.reduce(0) { $0 + $1.projected.pointCount } }
 
     /// The uncompressed MVT of one tile, or nil when no route has a feature in it.
-    public func tile(z: Int, x: Int, y: Int) -> [UInt8]? {
+    ///
+    /// - Throws: `TileAddressError` when z/x/y names no tile.
+    public func tile(z: Int, x: Int, y: Int) throws(TileAddressError) -> [UInt8]? {
         let id = TileID(z: z, x: x, y: y)
-        guard id.isValid else { return nil }
+        guard id.isValid else { throw TileAddressError(tile: id) }
         let box = WebMercator.bounds(of: id, extent: options.extent, buffer: options.buffer)
         var layers = layerNames.map { VectorLayerBuilder(name: $0, extent: UInt32(options.extent)) }
         var added = 0
@@ -56,17 +58,11 @@ public struct RouteTilerSet: Sendable {
             }
         }
         guard added > 0 else { return nil }
-        var tile = VectorTileBuilder()
-        if layers.count == 1 {
-            tile.addLayer(layers[0])
-        } else {
-            for layer in layers where !layer.isEmpty { tile.addLayer(layer) }
-        }
-        return tile.encode()
+        return VectorTileBuilder.encode(layers)
     }
 
     /// The metadata of the tiles of all the routes.
     public func metadata(name: String) -> TilesetMetadata {
-        TilesetMetadata(name: name, options: options, routeSets: tilers.map(\.routes))
+        TilesetMetadata(name: name, options: options, routeSets: tilers.map(\.projected))
     }
 }

@@ -1,9 +1,6 @@
-/// PMTiles tile ids: tiles numbered zoom by zoom (all of z0, then all of z1, …), along a Hilbert curve within each
-/// zoom, so that tiles near each other on the map are near each other in the archive.
+/// Tiles along a Hilbert curve within their zoom, so that tiles near each other on the map are near each other in
+/// the order (PMTiles numbers tiles this way, see `TileID.pmtilesID`; sharded builds split runs of it).
 extension TileID {
-    /// The number of tiles at zooms below `z`: (4^z − 1) / 3.
-    static func tilesBelow(zoom z: Int) -> UInt64 { ((UInt64(1) << (2 * UInt64(z))) - 1) / 3 }
-
     /// The position of this tile along the Hilbert curve of its zoom.
     public var hilbertIndex: UInt64 {
         let n = 1 << z
@@ -20,15 +17,9 @@ extension TileID {
         return d
     }
 
-    /// The PMTiles tile id. The tile must be valid.
-    public var pmtilesID: UInt64 { Self.tilesBelow(zoom: z) + hilbertIndex }
-
-    /// The tile of a PMTiles tile id, or nil beyond zoom `maxZoom`.
-    public init?(pmtilesID id: UInt64) {
-        var z = 0
-        while z <= TileID.maxZoom && Self.tilesBelow(zoom: z + 1) <= id { z += 1 }
-        guard z <= TileID.maxZoom else { return nil }
-        var t = id - Self.tilesBelow(zoom: z)
+    /// The tile at position `hilbertIndex` (below 4^z) along the Hilbert curve of zoom `z`.
+    public init(z: Int, hilbertIndex: UInt64) {
+        var t = hilbertIndex
         var x = 0, y = 0
         var s = 1
         while s < (1 << z) {

@@ -12,6 +12,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { "\(path): \(message)" }
+
+    /// The message when the destination exists and replacing it was not asked for. The library has no flags: a
+    /// caller that has one (the CLI's `--force`) adds it.
+    public static let alreadyExists = "already exists"
 }
 
 /// Writes a `{z}/{x}/{y}.mvt` pyramid atomically: tiles go into a staging folder beside the destination,
@@ -21,6 +25,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 public final class DirectoryTileStore: TileSink {
     public let destination: URL
     public let staging: URL
+    private let place: StagingPlace
     /// Writes under way and whether `abort()` has begun: abort waits for the writes in flight, and no write
     /// starts after it, so no worker can re-create a folder in the staging tree while it is being removed.
     private let writes = Mutex(WriteState())
@@ -34,21 +39,10 @@ public final class DirectoryTileStore: TileSink {
 
     /// Prepares a build into `destination`. Unless `replace`, an existing destination is an error.
     public init(destination: URL, replace: Bool) throws {
-        self.destination = destination.standardizedFileURL
-        let parent = self.destination.deletingLastPathComponent()
-        let name = self.destination.lastPathComponent
-        staging = parent.appendingPathComponent(".\(name).partial-\(getpid())")
-        let fm = FileManager.default
-        if fm.fileExists(atPath: self.destination.path) && !replace {
-            throw StoreError(path: self.destination.path, message: "already exists; pass --force to replace it")
-        }
-        do {
-            try fm.createDirectory(at: parent, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError(path: parent.path, message: "cannot create folder: \(error.localizedDescription)")
-        }
-        Self.sweepAbandonedStaging(in: parent, name: name)
-        try? fm.removeItem(at: staging)
+        place = try StagingPlace(destination: destination, replace: replace, folder: true)
+        self.destination = place.destination
+        staging = place.staging
+        try? FileManager.default.removeItem(at: staging)
         guard mkdir(staging.path, 0o755) == 0 else {
             throw StoreError(path: staging.path, message: "cannot create staging folder: \(String(cString: strerror(errno)))")
         }
@@ -92,8 +86,7 @@ public final class DirectoryTileStore: TileSink {
         let fm = FileManager.default
         var retired: URL?
         if fm.fileExists(atPath: destination.path) {
-            let old = staging.deletingLastPathComponent()
-                .appendingPathComponent(".\(destination.lastPathComponent).old-\(getpid())")
+            let old = place.aside
             try? fm.removeItem(at: old)
             guard rename(destination.path, old.path) == 0 else {
                 throw StoreError(path: destination.path, message: "cannot move aside: \(String(cString: strerror(errno)))")
@@ -161,18 +154,5 @@ public final class DirectoryTileStore: TileSink {
             }
         }
         return true
-    }
-
-    /// Removes `.NAME.partial-PID` and `.NAME.old-PID` folders left by builds whose process no longer exists.
-    static func sweepAbandonedStaging(in parent: URL, name: String) {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: parent.path) else { return }
-        for entry in entries {
-            for prefix in [".\(name).partial-", ".\(name).old-"] where entry.hasPrefix(prefix) {
-                guard let pid = Int32(entry.dropFirst(prefix.count)), pid != getpid() else { continue }
-                if kill(pid, 0) != 0 && errno == ESRCH {
-                    try? FileManager.default.removeItem(at: parent.appendingPathComponent(entry))
-                }
-            }
-        }
     }
 }

@@ -113,7 +113,7 @@ public final class PMTilesStore: TileStore {
         let (root, leaves) = try Self.directories(entries)
         let metadata = s.metadata ?? TilesetMetadata(name: place.destination.deletingPathExtension().lastPathComponent,
                                                      layers: [], minZoom: 0, maxZoom: 0,
-                                                     bounds: [-180, -85.05112878, 180, 85.05112878], center: [0, 0, 0])
+                                                     bounds: WebMercator.worldBounds.array, center: [0, 0, 0])
         let json = try Gzip.compress(Self.metadataJSON(metadata))
 
         var header = PMTilesHeader()
@@ -184,6 +184,6 @@ public final class PMTilesStore: TileStore {
         var object: [String: Any] = [:]
         for (key, value) in metadata.pairs where key != "json" { object[key] = value }
         object["vector_layers"] = metadata.vectorLayers
-        return TilesetMetadata.serialize(object, pretty: false)
+        return JSONText.bytes(object, pretty: false)
     }
 }

@@ -52,7 +52,7 @@ extension TilesetMetadata {
         guard 0 <= minZoom, minZoom <= maxZoom, maxZoom <= TileID.maxZoom else {
             throw StoreError(path: source, message: "metadata zooms \(minZoom)–\(maxZoom) are not a valid range")
         }
-        let bounds = try numbers("bounds", count: 4) ?? [-180, -85.05112878, 180, 85.05112878]
+        let bounds = try numbers("bounds", count: 4) ?? WebMercator.worldBounds.array
         let center = try numbers("center", count: 3)
             ?? [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, Double(minZoom)]
         self.init(name: object["name"] as? String ?? "", layers: layers, minZoom: minZoom, maxZoom: maxZoom,

@@ -21,7 +21,7 @@ extension TilesetMetadata {
 
         /// Adds every route of `set`.
         public mutating func add(_ set: ProjectedRouteSet) {
-            for route in set.routes {
+            for route in set.routeInfos {
                 addFields(of: route.properties, layer: set.layers[route.layer], isPoint: route.isPoint)
             }
             mapBounds.formUnion(set.bounds)
@@ -66,8 +66,8 @@ extension TilesetMetadata {
         /// The metadata of the routes added, named `name`.
         public func metadata(name: String) -> TilesetMetadata {
             let b = ProjectedRouteSet.geographicBounds(of: mapBounds, south: south, north: north)
-                ?? (west: -180, south: -85.05112878, east: 180, north: 85.05112878)
-            let bounds = [b.west, b.south, b.east, b.north].map { ($0 * 1e6).rounded() / 1e6 }
+                ?? WebMercator.worldBounds
+            let bounds = b.array.map { ($0 * 1e6).rounded() / 1e6 }
             // The zoom at which the routes' extent spans about one tile, within the tileset's zooms.
             let span = max(mapBounds.maxX - mapBounds.minX, mapBounds.maxY - mapBounds.minY)
             let fit = span > 0 ? Int(log2(WebMercator.worldSize / span).rounded(.down)) : options.maxZoom

@@ -29,7 +29,7 @@ public struct TilesetMetadata: Sendable, Equatable {
 
     /// The metadata of tiles cut by `tiler`.
     public init(name: String, tiler: RouteTiler) {
-        self.init(name: name, options: tiler.options, routeSets: [tiler.routes])
+        self.init(name: name, options: tiler.options, routeSets: [tiler.projected])
     }
 
     /// The metadata of tiles cut with `options` from the routes of `routeSets` together.
@@ -52,7 +52,7 @@ public struct TilesetMetadata: Sendable, Equatable {
     /// Name/value pairs as tippecanoe writes them (every value a string; `json` holding `vector_layers`). The same
     /// pairs fill the MBTiles `metadata` table.
     public var pairs: [(String, String)] {
-        let json = Self.serialize(["vector_layers": vectorLayers], pretty: false)
+        let json = JSONText.bytes(["vector_layers": vectorLayers], pretty: false)
         return [
             ("name", name), ("description", description), ("version", "2"),
             ("minzoom", String(minZoom)), ("maxzoom", String(maxZoom)),
@@ -70,7 +70,7 @@ public struct TilesetMetadata: Sendable, Equatable {
     public var metadataJSON: [UInt8] {
         var object: [String: Any] = [:]
         for (key, value) in pairs { object[key] = value }
-        return Self.serialize(object, pretty: true)
+        return JSONText.bytes(object, pretty: true)
     }
 
     /// TileJSON 3.0.0 with absolute tile URLs under `baseURL` (`{baseURL}/{z}/{x}/{y}.mvt`).
@@ -82,14 +82,6 @@ public struct TilesetMetadata: Sendable, Equatable {
             "tiles": ["\(base)/{z}/{x}/{y}.mvt"], "minzoom": minZoom, "maxzoom": maxZoom,
             "bounds": bounds, "center": center, "vector_layers": vectorLayers,
         ]
-        return Self.serialize(object, pretty: true)
-    }
-
-    static func serialize(_ object: Any, pretty: Bool) -> [UInt8] {
-        var options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
-        if pretty { options.insert(.prettyPrinted) }
-        // Only dictionaries, arrays, strings and numbers built above reach here, so this cannot fail.
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: options)) ?? Data("{}".utf8)
-        return Array(data) + (pretty ? [0x0a] : [])
+        return JSONText.bytes(object, pretty: true)
     }
 }

@@ -8,9 +8,9 @@ extension RouteTiler {
     /// grows with the route is copying: the point arrays, and the index's boxes (one per 32 segments) and tree.
     public func appending(_ points: [Coordinate], after previous: Coordinate) -> RouteTiler? {
         guard !points.isEmpty else { return self }
-        guard let set = routes.appending(points, after: previous) else { return nil }
+        guard let set = projected.appending(points, after: previous) else { return nil }
         let line = set.lineCount - 1
-        let oldCount = routes.pointCount, oldLast = oldCount - 1, newLast = set.pointCount - 1
+        let oldCount = projected.pointCount, oldLast = oldCount - 1, newLast = set.pointCount - 1
 
         let importance = self.importance.appending(for: set, floor: Self.importanceFloor(options))
 
@@ -43,8 +43,8 @@ extension RouteTiler {
         let index = self.index.appending(added.spans, set: set)
 
         var featureProperties = self.featureProperties
-        if let info = set.routes.last { featureProperties[featureProperties.count - 1] = Self.featureProperties(info) }
-        return RouteTiler(options: options, routes: set, importance: importance, rootSpans: spans.spans,
+        if let info = set.routeInfos.last { featureProperties[featureProperties.count - 1] = Self.featureProperties(info) }
+        return RouteTiler(options: options, projected: set, importance: importance, rootSpans: spans.spans,
                           index: index, featureProperties: featureProperties)
     }
 }

@@ -16,7 +16,7 @@ extension RouteTiler {
                 if cutter.cut(tile, spans: task.spans, into: &layer) > 0 { out.insert(tile) }
             }
             guard tile.z < deepest else { continue }
-            let children = SpanFilter.split(task.spans, of: tile, options: options, in: routes)
+            let children = SpanFilter.split(task.spans, of: tile, options: options, in: projected)
             let childTiles = tile.children
             for k in 0..<4 where !children[k].isEmpty {
                 stack.append(SubtreeTask(tile: childTiles[k], spans: children[k].spans))

@@ -2,7 +2,8 @@
 /// pyramid builder its root spans. Immutable once built, so one instance serves any number of threads.
 public final class RouteTiler: Sendable {
     public let options: TilingOptions
-    public let routes: ProjectedRouteSet
+    /// The routes, projected: every vertex in columns, and per route its id, properties and length.
+    public let projected: ProjectedRouteSet
     let importance: ImportanceColumn
     /// Every segment of every line, once per world copy it is drawn in (see `SegmentSpan.shift`).
     let rootSpans: [SegmentSpan]
@@ -10,7 +11,7 @@ public final class RouteTiler: Sendable {
     let featureProperties: [[Property]]
     /// The names of the layers this tiler writes, distinct, the options' layer first.
     public let layerNames: [String]
-    /// For each of `routes.layers`, its index in `layerNames`.
+    /// For each of `projected.layers`, its index in `layerNames`.
     let layerSlots: [Int]
 
     /// Projects and indexes routes. `options.problem` must be nil.
@@ -21,11 +22,11 @@ public final class RouteTiler: Sendable {
 
     public init(projected: ProjectedRouteSet, options: TilingOptions) {
         self.options = options
-        self.routes = projected
+        self.projected = projected
         importance = ImportanceColumn(computing: projected, floor: Self.importanceFloor(options))
         rootSpans = Self.rootSpans(projected, options: options)
         index = SegmentIndex(spans: rootSpans, set: projected)
-        featureProperties = projected.routes.map(Self.featureProperties)
+        featureProperties = projected.routeInfos.map(Self.featureProperties)
         (layerNames, layerSlots) = Self.layerSlots(projected, options: options)
     }
 
@@ -46,15 +47,15 @@ public final class RouteTiler: Sendable {
     }
 
     /// A tiler from parts already computed (see `appending`).
-    init(options: TilingOptions, routes: ProjectedRouteSet, importance: ImportanceColumn, rootSpans: [SegmentSpan],
+    init(options: TilingOptions, projected: ProjectedRouteSet, importance: ImportanceColumn, rootSpans: [SegmentSpan],
          index: SegmentIndex, featureProperties: [[Property]]) {
         self.options = options
-        self.routes = routes
+        self.projected = projected
         self.importance = importance
         self.rootSpans = rootSpans
         self.index = index
         self.featureProperties = featureProperties
-        (layerNames, layerSlots) = Self.layerSlots(routes, options: options)
+        (layerNames, layerSlots) = Self.layerSlots(projected, options: options)
     }
 
     /// The smallest squared tolerance any simplified zoom asks for; detail below it is never needed.
@@ -64,8 +65,19 @@ public final class RouteTiler: Sendable {
     }
 
     /// A route's properties as its features carry them: its own, less the reserved keys, then `length_m`.
+    ///
+    /// Keys are made distinct here, once per route (a repeated key keeps its first place and its last value, as the
+    /// GeoJSON reader does), so that the cutter adds features with `appendFeature`, which does not check them again
+    /// in every tile. MVT 2.1 (4.4) wants keys unique within a feature; the readers never repeat one, but a `Route`
+    /// built by a program may.
     static func featureProperties(_ info: ProjectedRouteSet.RouteInfo) -> [Property] {
-        var properties = info.properties.filter { !reservedKeys.contains($0.key) }
+        var properties: [Property] = []
+        properties.reserveCapacity(info.properties.count + 1)
+        var keys = IndexTable<ExactString>()
+        for property in info.properties where !reservedKeys.contains(property.key) {
+            let (index, inserted) = keys.index(of: ExactString(property.key))
+            if inserted { properties.append(property) } else { properties[Int(index)].value = property.value }
+        }
         if info.isPoint { return properties }
         properties.append(Property("length_m", TileCutter.metres(info.lengthMetres)))
         return properties
@@ -113,29 +125,36 @@ public final class RouteTiler: Sendable {
         let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
         var out = SpanList()
         for run in index.runs(meeting: box) {
-            SpanFilter.select(CollectionOfOne(run), meeting: box, in: routes, into: &out)
+            SpanFilter.select(CollectionOfOne(run), meeting: box, in: projected, into: &out)
         }
         return out.spans
     }
 
     /// The slot in `layerNames` that all routes share, or nil when they use several.
     var onlyLayerSlot: Int? {
-        guard let first = routes.routes.first else { return 0 }
+        guard let first = projected.routeInfos.first else { return 0 }
         let slot = layerSlots[first.layer]
-        return routes.routes.allSatisfy({ layerSlots[$0.layer] == slot }) ? slot : nil
+        return projected.routeInfos.allSatisfy({ layerSlots[$0.layer] == slot }) ? slot : nil
     }
 
     /// A cutter with its own scratch space, for one thread.
     func makeCutter() -> TileCutter {
-        TileCutter(set: routes, importance: importance, options: options, featureProperties: featureProperties,
+        TileCutter(set: projected, importance: importance, options: options, featureProperties: featureProperties,
                    layerSlots: layerSlots)
     }
 
     /// The uncompressed MVT of one tile, or nil when no route touches it. The work is proportional to what lies in
     /// the tile, not to the size of the route set. Gives the same bytes as the pyramid builder.
-    public func tile(z: Int, x: Int, y: Int) -> [UInt8]? {
+    ///
+    /// - Throws: `TileAddressError` when z/x/y names no tile, so that it is not mistaken for an empty one.
+    public func tile(z: Int, x: Int, y: Int) throws(TileAddressError) -> [UInt8]? {
         let id = TileID(z: z, x: x, y: y)
-        guard id.isValid else { return nil }
+        guard id.isValid else { throw TileAddressError(tile: id) }
+        return tile(id)
+    }
+
+    /// `tile(z:x:y:)` of a tile known to be valid.
+    func tile(_ id: TileID) -> [UInt8]? {
         var cutter = makeCutter()
         return encode(id, spans: spans(for: id), cutter: &cutter)
     }
@@ -146,14 +165,10 @@ public final class RouteTiler: Sendable {
         if layerNames.count > 1 {
             var layers = layerNames.map { VectorLayerBuilder(name: $0, extent: UInt32(options.extent)) }
             guard cutter.cut(tile, spans: spans, into: &layers) > 0 else { return nil }
-            var tileBuilder = VectorTileBuilder()
-            for layer in layers where !layer.isEmpty { tileBuilder.addLayer(layer) }
-            return tileBuilder.encode()
+            return VectorTileBuilder.encode(layers)
         }
         var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
         guard cutter.cut(tile, spans: spans, into: &layer) > 0 else { return nil }
-        var tileBuilder = VectorTileBuilder()
-        tileBuilder.addLayer(layer)
-        return tileBuilder.encode()
+        return VectorTileBuilder.encode(CollectionOfOne(layer))
     }
 }

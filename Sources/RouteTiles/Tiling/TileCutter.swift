@@ -35,9 +35,26 @@ struct TileCutter {
         self.featureProperties = featureProperties
     }
 
-    /// Features of the tile `tile` built from `spans` (in span order), added to `layer`. Returns how many.
+    /// Features of the tile `tile` built from `spans` (in span order), all added to `layer`. Returns how many.
     @discardableResult
     mutating func cut(_ tile: TileID, spans: [SegmentSpan], into layer: inout VectorLayerBuilder) -> Int {
+        withUnsafeMutablePointer(to: &layer) { one in
+            cut(tile, spans: spans, into: UnsafeMutableBufferPointer(start: one, count: 1), byLayer: false)
+        }
+    }
+
+    /// Features of the tile `tile` built from `spans`, each added to the builder of its route's layer
+    /// (`layerSlots`).
+    @discardableResult
+    mutating func cut(_ tile: TileID, spans: [SegmentSpan], into layers: inout [VectorLayerBuilder]) -> Int {
+        layers.withUnsafeMutableBufferPointer { cut(tile, spans: spans, into: $0, byLayer: true) }
+    }
+
+    /// The one implementation of both: the spans of each route in turn (a route's spans are consecutive) are cut
+    /// into `layers[0]`, or with `byLayer` into the builder of the route's layer. The builders are reached through
+    /// a buffer so that one builder and an array of them take the same path without copying a builder.
+    private mutating func cut(_ tile: TileID, spans: [SegmentSpan], into layers: UnsafeMutableBufferPointer<VectorLayerBuilder>,
+                              byLayer: Bool) -> Int {
         let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
         let size = WebMercator.tileSize(zoom: tile.z)
         var frame = Frame(originX: Double(tile.x) * size, originY: Double(tile.y) * size,
@@ -50,37 +67,11 @@ struct TileCutter {
             let route = Int(set.lineRoute[Int(spans[index].line)])
             var end = index + 1
             while end < spans.count, Int(set.lineRoute[Int(spans[end].line)]) == route { end += 1 }
-            added += cutRoute(route, spans: spans[index..<end], box: box, frame: frame, into: &layer)
-            index = end
-        }
-        return added
-    }
-
-    /// Features of the tile `tile` built from `spans`, each added to the builder of its route's layer.
-    @discardableResult
-    mutating func cut(_ tile: TileID, spans: [SegmentSpan], into layers: inout [VectorLayerBuilder]) -> Int {
-        let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
-        let frame = Self.frame(tile, options: options)
-        var added = 0
-        var index = 0
-        while index < spans.count {
-            let route = Int(set.lineRoute[Int(spans[index].line)])
-            var end = index + 1
-            while end < spans.count, Int(set.lineRoute[Int(spans[end].line)]) == route { end += 1 }
-            let slot = layerSlots[set.routes[route].layer]
+            let slot = byLayer ? layerSlots[set.routeInfos[route].layer] : 0
             added += cutRoute(route, spans: spans[index..<end], box: box, frame: frame, into: &layers[slot])
             index = end
         }
         return added
-    }
-
-    private static func frame(_ tile: TileID, options: TilingOptions) -> Frame {
-        let size = WebMercator.tileSize(zoom: tile.z)
-        var frame = Frame(originX: Double(tile.x) * size, originY: Double(tile.y) * size,
-                          scale: Double(options.extent) / size, low: Double(-options.buffer),
-                          high: Double(options.extent + options.buffer))
-        frame.squaredTolerance = options.squaredTolerance(zoom: tile.z)
-        return frame
     }
 
     /// The points of a point route that lie in the buffered tile, as one Point feature.
@@ -98,8 +89,8 @@ struct TileCutter {
             }
         }
         guard !geometry.isEmpty else { return 0 }
-        let info = set.routes[route]
-        return layer.addFeature(id: info.featureID, geometry: geometry, properties: featureProperties[route]) ? 1 : 0
+        let info = set.routeInfos[route]
+        return layer.appendFeature(id: info.featureID, geometry: geometry, properties: featureProperties[route]) ? 1 : 0
     }
 
     /// How map points become tile units in one tile.
@@ -129,7 +120,7 @@ struct TileCutter {
 
     private mutating func cutRoute(_ route: Int, spans: ArraySlice<SegmentSpan>, box: MapRect, frame: Frame,
                                    into layer: inout VectorLayerBuilder) -> Int {
-        if set.routes[route].isPoint {
+        if set.routeInfos[route].isPoint {
             return cutPoints(route, spans: spans, box: box, frame: frame, into: &layer)
         }
         geometry.removeAll()
@@ -138,7 +129,7 @@ struct TileCutter {
         var added = 0
         var open = false
         var lastSegment = -2, lastLine: Int32 = -1, lastShift: Int32 = 0
-        let info = set.routes[route]
+        let info = set.routeInfos[route]
 
         for span in spans {
             let dx = Double(span.shift) * WebMercator.worldSize
@@ -177,7 +168,7 @@ struct TileCutter {
         if open { added += closePart(route, frame: frame, collapsed: &collapsed, into: &layer) }
 
         if !options.lineMetrics, !geometry.isEmpty {
-            if layer.addFeature(id: info.featureID, geometry: geometry, properties: featureProperties[route]) {
+            if layer.appendFeature(id: info.featureID, geometry: geometry, properties: featureProperties[route]) {
                 added += 1
             }
         }
@@ -190,7 +181,7 @@ struct TileCutter {
             geometry.partEnds.append(2)
             let properties = options.lineMetrics
                 ? metricProperties(route, start: stub.startDistance, end: stub.endDistance) : featureProperties[route]
-            if layer.addFeature(id: info.featureID, geometry: geometry, properties: properties) { added += 1 }
+            if layer.appendFeature(id: info.featureID, geometry: geometry, properties: properties) { added += 1 }
         }
         return added
     }
@@ -221,14 +212,14 @@ struct TileCutter {
         }
         geometry.partEnds.append(geometry.points.count)
         guard options.lineMetrics else { return 0 }
-        let info = set.routes[route]
+        let info = set.routeInfos[route]
         let properties = metricProperties(route, start: first.distance, end: last.distance)
-        return layer.addFeature(id: info.featureID, geometry: geometry, properties: properties) ? 1 : 0
+        return layer.appendFeature(id: info.featureID, geometry: geometry, properties: properties) ? 1 : 0
     }
 
     /// The route's properties with `start_m`, `end_m` and the fractions `mapbox_clip_start` / `mapbox_clip_end`.
     private mutating func metricProperties(_ route: Int, start: Double, end: Double) -> [Property] {
-        let length = set.routes[route].lengthMetres
+        let length = set.routeInfos[route].lengthMetres
         partProperties.removeAll(keepingCapacity: true)
         partProperties.append(contentsOf: featureProperties[route])
         partProperties.append(Property("start_m", Self.metres(start)))

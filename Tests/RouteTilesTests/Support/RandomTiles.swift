@@ -105,15 +105,15 @@ struct RandomTiles {
     }
 
     /// A tile with `layerCount` layers of up to `maximumFeatures` features each.
-    mutating func tile(layerCount: Int, maximumFeatures: Int) -> [UInt8] {
+    mutating func tile(layerCount: Int, maximumFeatures: Int) throws -> [UInt8] {
         var tile = VectorTileBuilder()
         for index in 0..<layerCount {
             var layer = VectorLayerBuilder(name: "layer\(index)")
             for _ in 0..<int(in: 1...maximumFeatures) {
                 let feature = feature()
-                layer.addFeature(id: feature.id, geometry: feature.geometry, properties: feature.properties)
+                try layer.addFeature(id: feature.id, geometry: feature.geometry, properties: feature.properties)
             }
-            tile.addLayer(layer)
+            try tile.addLayer(layer)
         }
         return tile.encode()
     }

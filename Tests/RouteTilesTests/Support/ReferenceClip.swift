@@ -41,7 +41,7 @@ struct ReferenceClip {
     /// The features of every tile of zoom `zoom` that any route of `set` reaches: tile → route index → feature.
     func cut(_ set: ProjectedRouteSet, zoom: Int) -> [TileID: [Int: Feature]] {
         var result: [TileID: [Int: Feature]] = [:]
-        for (route, info) in set.routes.enumerated() where !info.isPoint {
+        for (route, info) in set.routeInfos.enumerated() where !info.isPoint {
             for line in info.firstLine..<(info.firstLine + info.lineCount) {
                 let first = set.lineStarts[line], last = set.lineStarts[line + 1] - 1
                 for shift in -1...1 {
@@ -225,8 +225,8 @@ extension ReferenceClip {
     /// reaches among `tiles` (all the reference reaches when nil).
     static func onDemandDifferences(_ tiler: RouteTiler, zoom: Int, tiles: [TileID]? = nil) throws -> [String] {
         let reference = ReferenceClip(extent: tiler.options.extent, buffer: tiler.options.buffer)
-        let expected = reference.cut(tiler.routes, zoom: zoom)
-        let ids = tiler.routes.routes.map(\.featureID)
+        let expected = reference.cut(tiler.projected, zoom: zoom)
+        let ids = tiler.projected.routeInfos.map(\.featureID)
         var problems: [String] = []
         for tile in tiles ?? Array(expected.keys) {
             let layer = try tiler.tile(z: tile.z, x: tile.x, y: tile.y)

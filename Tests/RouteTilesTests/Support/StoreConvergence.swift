@@ -68,9 +68,9 @@ enum StoreConvergence {
         var tiles = Set<TileID>()
         for route in written + snapshot.routes.map(\.route) { tiles.formUnion(RouteCover.tiles(of: route, options: options)) }
         for t in tiles.sorted(by: { ($0.z, $0.x, $0.y) < ($1.z, $1.x, $1.y) }) {
-            let expected = truth.tile(z: t.z, x: t.x, y: t.y)
-            if a.routes.snapshot.tile(z: t.z, x: t.x, y: t.y) != expected { outcome.mismatches.append("A \(t)") }
-            if b.routes.snapshot.tile(z: t.z, x: t.x, y: t.y) != expected { outcome.mismatches.append("B \(t)") }
+            let expected = try truth.tile(z: t.z, x: t.x, y: t.y)
+            if try a.routes.snapshot.tile(z: t.z, x: t.x, y: t.y) != expected { outcome.mismatches.append("A \(t)") }
+            if try b.routes.snapshot.tile(z: t.z, x: t.x, y: t.y) != expected { outcome.mismatches.append("B \(t)") }
             outcome.tilesCompared += 1
         }
         return outcome

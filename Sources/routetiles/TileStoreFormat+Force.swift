@@ -1,0 +1,13 @@
+import RouteTiles
+
+extension TileStoreFormat {
+    /// `makeStore`, with the library's "already exists" followed by the flag that replaces it.
+    func makeStore(path: String, force: Bool) throws -> any TileStore {
+        do {
+            return try makeStore(path: path, replace: force)
+        } catch var error as StoreError where error.message == StoreError.alreadyExists {
+            error.message += "; pass --force to replace it"
+            throw error
+        }
+    }
+}
