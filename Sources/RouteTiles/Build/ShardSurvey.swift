@@ -29,25 +29,23 @@ public struct ShardSurvey: Sendable {
     public mutating func add(_ route: Route, lines: [[Coordinate]]) {
         guard !lines.isEmpty else { return }
         routeCount += 1
-        metadataSurvey.add(route, lines: lines)
         if let name = route.layer, !layers.contains(name) { layers.append(name) }
-        let n = 1 << countingZoom
-        let size = WebMercator.tileSize(zoom: countingZoom)
-        var lastX = -1, lastY = -1, lastPosition: UInt64 = 0
-        for line in lines {
-            for c in line {
-                let p = WebMercator.project(c)
-                var x = Int((p.x / size).rounded(.down)) % n
-                if x < 0 { x += n }
-                let y = min(max(Int((p.y / size).rounded(.down)), 0), n - 1)
-                if x != lastX || y != lastY {
-                    (lastX, lastY) = (x, y)
-                    lastPosition = TileID(z: countingZoom, x: x, y: y).hilbertIndex
-                }
-                countsPerTile[lastPosition, default: 0] += 1
+        // The metadata survey projects each position once and hands it over for counting. The table is moved out
+        // of `self` while it counts (the survey is part of `self`), so that it changes in place, not as a copy.
+        let zoom = countingZoom
+        var last: TileID?, lastPosition: UInt64 = 0
+        var counts = countsPerTile
+        countsPerTile = [:]
+        metadataSurvey.add(route, lines: lines) { point in
+            let tile = WebMercator.tile(containing: point, zoom: zoom)
+            if tile != last {
+                last = tile
+                lastPosition = tile.hilbertIndex
             }
-            pointCount += line.count
+            counts[lastPosition, default: 0] += 1
         }
+        countsPerTile = counts
+        pointCount += lines.reduce(0) { $0 + $1.count }
     }
 
     /// The metadata of the whole tileset, the same as a single build of the routes surveyed writes.

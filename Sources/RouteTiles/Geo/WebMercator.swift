@@ -35,7 +35,11 @@ public enum WebMercator {
 
     /// The tile at zoom z that holds a position (longitudes wrapped into the world).
     public static func tile(containing c: Coordinate, zoom: Int) -> TileID {
-        let p = project(c)
+        tile(containing: project(c), zoom: zoom)
+    }
+
+    /// The tile at zoom z that holds a map point (x wrapped into the world, y clamped to it).
+    public static func tile(containing p: MapPoint, zoom: Int) -> TileID {
         let n = 1 << zoom
         let size = tileSize(zoom: zoom)
         var x = Int((p.x / size).rounded(.down)) % n

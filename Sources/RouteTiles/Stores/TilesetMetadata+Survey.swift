@@ -32,13 +32,16 @@ extension TilesetMetadata {
         }
 
         /// Adds one route drawn as `lines` (see `ProjectedRouteSet.drawnLines`); a route without lines adds nothing,
-        /// as it adds nothing to a route set.
-        public mutating func add(_ route: Route, lines: [[Coordinate]]) {
+        /// as it adds nothing to a route set. `eachPosition` gets every position projected, for a caller that needs
+        /// the map points too and should not project them again.
+        public mutating func add(_ route: Route, lines: [[Coordinate]], eachPosition: (MapPoint) -> Void = { _ in }) {
             guard !lines.isEmpty else { return }
             addFields(of: route.properties, layer: route.layer, isPoint: route.kind == .point)
             for line in lines {
                 for c in line {
-                    mapBounds.formUnion(WebMercator.project(c))
+                    let p = WebMercator.project(c)
+                    eachPosition(p)
+                    mapBounds.formUnion(p)
                     south = min(south, c.latitude)
                     north = max(north, c.latitude)
                 }
