@@ -132,7 +132,8 @@ import Testing
             process.arguments = arguments
             process.standardError = FileHandle.nullDevice
             try process.run()
-            let deadline = Date().addingTimeInterval(60)
+            // Generous: the server runs in this test process, beside every other suite, and can be slow to answer.
+            let deadline = Date().addingTimeInterval(600)
             while Date() < deadline, process.isRunning, try checkpointLines(done).count < 40 {
                 try await Task.sleep(for: .milliseconds(10))
             }

@@ -77,8 +77,10 @@ enum RawHTTPExchange {
 
 extension RawHTTPExchange {
     /// Sends `chunks` over one loopback connection, `pause` seconds apart, then returns every byte received until
-    /// the server closes the connection (the last request should ask for `Connection: close`) or `timeout`.
-    static func sendChunks(port: Int, chunks: [[UInt8]], pause: Double = 0, timeout: Double = 10) async throws -> [UInt8] {
+    /// the server closes the connection (the last request should ask for `Connection: close`) or `timeout`. The
+    /// timeout is long because it is only reached when something is wrong: the test process runs every suite at
+    /// once, and a busy concurrency pool can keep the server's handlers waiting for seconds.
+    static func sendChunks(port: Int, chunks: [[UInt8]], pause: Double = 0, timeout: Double = 120) async throws -> [UInt8] {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
                 continuation.resume(with: Result { try sendAndReceive(port: port, chunks: chunks, pause: pause, timeout: timeout) })
