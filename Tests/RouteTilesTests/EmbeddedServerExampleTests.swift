@@ -82,20 +82,8 @@ import Testing
             process.arguments = ["0"]
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
-            try process.run()
-            var text = ""
-            let deadline = Date().addingTimeInterval(60)
-            let handle = output.fileHandleForReading
-            while !text.contains("\n"), Date() < deadline, process.isRunning {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            guard let range = text.range(of: #"127\.0\.0\.1:\d+"#, options: .regularExpression) else {
-                process.terminate()
-                throw InputError(file: "EmbeddedServer", message: "no port printed: \(text)")
-            }
-            base = "http://" + text[range]
+            base = "http://" + (try ExternalTool.startServer(process, printingOn: output.fileHandleForReading, until: "\n",
+                                                             address: #"127\.0\.0\.1:\d+"#)).address
         }
 
         func stop() {
