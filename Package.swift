@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "RouteTiles", targets: ["RouteTiles"]),
+        // The HTTP layer, for Hummingbird apps that mount RouteTiles' endpoints (Docs/HTTP.md, "Embedding").
+        .library(name: "RouteTilesServer", targets: ["RouteTilesServer"]),
         .executable(name: "routetiles", targets: ["routetiles"]),
     ],
     dependencies: [

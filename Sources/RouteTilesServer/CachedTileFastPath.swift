@@ -65,7 +65,7 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
         // is handed on, the ones behind it are too.
         var handOnFrom: Int?
         scanning: while input.readableBytes > 0 {
-            let scanned = input.withUnsafeReadableBytes { bytes -> (RequestHeadScanner.Result, TileAnswer?) in
+            let scanned = input.withUnsafeReadableBytes { bytes -> (RequestHeadScanner.Result, TileHTTPAnswer?) in
                 let result = RequestHeadScanner.scan(bytes)
                 guard case let .request(head, _) = result, handOnFrom == nil, handedOn.unanswered == 0,
                       context.channel.isWritable
@@ -107,7 +107,7 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelReadComplete()
     }
 
-    private func write(_ answer: TileAnswer, context: ChannelHandlerContext) {
+    private func write(_ answer: TileHTTPAnswer, context: ChannelHandlerContext) {
         var head = context.channel.allocator.buffer(capacity: 512)
         head.writeStaticString("HTTP/1.1 ")
         head.writeString(String(answer.status.code))

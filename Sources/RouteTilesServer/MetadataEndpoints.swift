@@ -6,7 +6,8 @@ extension RouteTilesResponder {
     /// `GET /`: the MapLibre viewer.
     func viewer() -> Response {
         let html = ViewerPage.html(mapLibreURL: state.configuration.mapLibreURL, title: state.name,
-                                   basemap: state.configuration.basemapStyleURL, live: state.tiles.backend.acceptsWrites)
+                                   basemap: state.configuration.basemapStyleURL, live: state.tiles.backend.acceptsWrites,
+                                   baseHref: mountPath.isEmpty ? nil : mountPath + "/")
         return HTTPAnswers.bytes(Array(html.utf8), contentType: "text/html; charset=utf-8",
                                  headers: [.cacheControl: "no-cache"])
     }

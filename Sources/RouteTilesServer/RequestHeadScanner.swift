@@ -1,3 +1,5 @@
+import RouteTiles
+
 /// Finds the extent of an HTTP/1.1 request head in raw bytes and reads the few fields the cached-tile fast path
 /// needs, without building any header structure.
 ///

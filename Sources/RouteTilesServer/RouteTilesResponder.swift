@@ -12,16 +12,25 @@ public struct RouteTilesResponder: HTTPResponder {
     public typealias Context = BasicRequestContext
 
     let state: ServerState
+    /// Where the endpoints answer in an app's router (`RouteTilesEndpoints`), which the URLs they generate start
+    /// with: empty for `routetiles serve`, which has them at the root.
+    let mountPath: String
 
-    init(state: ServerState) {
+    init(state: ServerState, mountPath: String = "") {
         self.state = state
+        self.mountPath = mountPath
     }
 
     public func respond(to request: Request, context: Context) async throws -> Response {
+        await answer(request, path: request.uri.path)
+    }
+
+    /// The answer to a request for `path` (the request's path, less `mountPath`).
+    func answer(_ request: Request, path: String) async -> Response {
         let started = ContinuousClock.now
         state.metrics.requestStarted()
         defer { state.metrics.requestEnded() }
-        var response = await dispatch(request)
+        var response = await dispatch(request, path: path)
         addCORS(to: &response.headers, method: request.method)
         // Body bytes: a HEAD answer sends the Content-Length of a GET but no body.
         let bytes = request.method == .head ? 0 : response.headers[.contentLength].flatMap { Int($0) } ?? 0
@@ -52,8 +61,7 @@ public struct RouteTilesResponder: HTTPResponder {
         }
     }
 
-    private func dispatch(_ request: Request) async -> Response {
-        let path = request.uri.path
+    private func dispatch(_ request: Request, path: String) async -> Response {
         if request.method == .options { return preflight() }
         if path.hasPrefix("/tiles/") {
             guard request.method == .get || request.method == .head else { return notAllowed("GET, HEAD") }
@@ -104,13 +112,13 @@ public struct RouteTilesResponder: HTTPResponder {
         HTTPAnswers.error(.methodNotAllowed, "method not allowed; allowed: \(allow)", headers: [.allow: allow])
     }
 
-    /// `--public-url`, else `http://` and the request's Host.
+    /// `--public-url`, else `http://` and the request's Host; then the mount path.
     func baseURL(_ request: Request) -> String {
         if var url = state.configuration.publicURL {
             while url.hasSuffix("/") { url.removeLast() }
-            return url
+            return url + mountPath
         }
         let host = request.head.authority ?? "\(state.configuration.host):\(state.configuration.port)"
-        return "http://\(host)"
+        return "http://\(host)" + mountPath
     }
 }

@@ -41,10 +41,15 @@ public struct RouteTilesServer: Sendable {
     /// The services to run together: the access log's flusher, the application, for live routes the follower of
     /// the route store's changes, and last (so that it is shut down first) the closer of the `/events` streams.
     public func services(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
+        Self.backgroundServices(state: state, application: application(onRunning: onRunning))
+    }
+
+    /// The services around the application (`RouteTilesEndpoints.services` has them without it).
+    static func backgroundServices(state: ServerState, application: (any Service)? = nil) -> [any Service] {
         // The access log's flusher first, so that it is shut down last, after the requests' lines are written.
         var services: [any Service] = []
         if let accessLog = state.accessLog { services.append(AccessLogFlusher(log: accessLog)) }
-        services.append(application(onRunning: onRunning))
+        if let application { services.append(application) }
         if case let .live(sync) = state.tiles.backend {
             services.append(StoreFollower(sync: sync))
             services.append(CoverFiller(routes: sync.routes))

@@ -1,5 +1,6 @@
 import Metrics
 import Prometheus
+import RouteTiles
 import Synchronization
 
 /// The server's metrics, recorded through swift-metrics into its own Prometheus registry (not the global
@@ -91,4 +92,13 @@ final class ServerMetrics: Sendable {
         registry.emit(into: &buffer)
         return buffer
     }
+}
+
+/// What the core's `TileService` reports, counted here.
+extension ServerMetrics: TileServiceObserver {
+    func cacheHit() { cacheHits.increment() }
+    func cacheMiss() { cacheMisses.increment() }
+    func generated(nanoseconds: Int64) { generationTime.recordNanoseconds(nanoseconds) }
+    func cacheUsage(bytes: Int) { cacheBytes.record(bytes) }
+    func invalidated(count: Int) { tilesInvalidated.increment(by: count) }
 }

@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import RouteTiles
 import Synchronization
 
@@ -6,7 +7,9 @@ import Synchronization
 final class ServerState: Sendable {
     let configuration: ServerConfiguration
     let name: String
-    let tiles: TileService
+    let tiles: TileService<ByteBuffer>
+    /// The core's tile decisions, over `tiles`.
+    let tileResponder: TileResponder<ByteBuffer>
     let metrics: ServerMetrics
     let logger: Logger
     let expireLog: ExpireLog?
@@ -26,7 +29,11 @@ final class ServerState: Sendable {
         self.logger = logger
         accessLog = logger.logLevel <= .info ? AccessLog(label: logger.label) : nil
         metrics = ServerMetrics()
-        tiles = TileService(backend: backend, configuration: configuration, metrics: metrics)
+        tiles = TileService(backend: backend, cacheBytes: configuration.cacheBytes,
+                            concurrency: configuration.generationConcurrency,
+                            queueLimit: configuration.generationQueueLimit,
+                            compressionLevel: configuration.compressionLevel, observer: metrics)
+        tileResponder = TileResponder(service: tiles, cacheControl: configuration.cacheControl)
         expireLog = try configuration.expireLogPath.map { try ExpireLog(path: $0) }
         recordLoad()
         if case let .live(sync) = backend {

@@ -2,66 +2,65 @@ import HTTPTypes
 import Hummingbird
 import RouteTiles
 
-/// The answer to a tile request, before it becomes Hummingbird's `Response` or is written straight to the channel
-/// by `CachedTileFastPath`: both paths build it with `tileAnswer`, so a tile is answered the same way on either.
-struct TileAnswer {
+/// A tile answer as HTTP, before it becomes Hummingbird's `Response` or is written straight to the channel by
+/// `CachedTileFastPath`: both paths turn the core's `TileAnswer` into it with `httpAnswer`, so a tile is answered
+/// the same way on either.
+struct TileHTTPAnswer {
     var status: HTTPResponse.Status
     var headers: HTTPFields
     /// What is sent after the head: empty for HEAD, 204 and 304.
     var body: ByteBuffer
 }
 
-extension RouteTilesResponder {
-    static let tileContentType = "application/vnd.mapbox-vector-tile"
+/// The cache keeps tiles in NIO's buffers, which every response shares without copying.
+extension ByteBuffer: TileBytes {
+    public init(tileBytes: [UInt8]) { self.init(bytes: tileBytes) }
+    public static var noTileBytes: ByteBuffer { ByteBuffer() }
+    public var tileByteCount: Int { readableBytes }
+    public var tileByteArray: [UInt8] { Array(readableBytesView) }
+}
 
-    /// The answer for a tile's cache entry: 204 when empty, 304 when `If-None-Match` names the tag, else 200 with
-    /// the gzip bytes or, for a client that does not accept gzip, the decompressed ones. Throws when the stored
-    /// bytes do not decompress.
-    func tileAnswer(_ entry: TileCache.Entry, isHead: Bool, acceptsGzip gzip: Bool, ifNoneMatch: String?) throws
-        -> TileAnswer
-    {
+extension RouteTilesResponder {
+    /// The head and body of a tile answer (200, 204 or 304): `Cache-Control`, `Vary`, then `ETag`, `Content-Type`,
+    /// `Content-Encoding` and `Content-Length` as the answer has them.
+    static func httpAnswer(_ answer: TileAnswer<ByteBuffer>) -> TileHTTPAnswer {
         // Appended, not assigned: each field is new, and assigning first looks for an existing one.
         var headers = HTTPFields()
         headers.reserveCapacity(12)
-        headers.append(HTTPField(name: .cacheControl, value: state.configuration.cacheControl))
+        if let cacheControl = answer.cacheControl { headers.append(HTTPField(name: .cacheControl, value: cacheControl)) }
         headers.append(HTTPField(name: .vary, value: "Accept-Encoding"))
-        // No Content-Length on 204 and 304 (RFC 9110 §8.6; NIO's encoder strips it from Hummingbird's too).
-        if entry.isEmpty {
-            return TileAnswer(status: .noContent, headers: headers, body: ByteBuffer())
+        if let etag = answer.etag { headers.append(HTTPField(name: .eTag, value: etag)) }
+        if answer.status == .ok {
+            headers.append(HTTPField(name: .contentType, value: TileAnswer<ByteBuffer>.contentType))
+            if let encoding = answer.contentEncoding { headers.append(HTTPField(name: .contentEncoding, value: encoding)) }
+            if let length = answer.contentLength { headers.append(HTTPField(name: .contentLength, value: String(length))) }
         }
-        let etag = gzip ? entry.etag : TileHasher.identityTag(entry.etag)
-        headers.append(HTTPField(name: .eTag, value: etag))
-        if let tags = ifNoneMatch, Self.matches(tags, etag) {
-            return TileAnswer(status: .notModified, headers: headers, body: ByteBuffer())
-        }
-        headers.append(HTTPField(name: .contentType, value: Self.tileContentType))
         let body: ByteBuffer
-        if gzip {
-            headers.append(HTTPField(name: .contentEncoding, value: "gzip"))
-            body = entry.gzip
-        } else {
-            body = ByteBuffer(bytes: try Gzip.decompress(Array(entry.gzip.readableBytesView)))
+        switch answer.body {
+        case .none: body = ByteBuffer()
+        case let .gzip(bytes): body = bytes
+        case let .identity(bytes): body = ByteBuffer(bytes: bytes)
         }
-        headers.append(HTTPField(name: .contentLength, value: String(body.readableBytes)))
-        return TileAnswer(status: .ok, headers: headers, body: isHead ? ByteBuffer() : body)
+        return TileHTTPAnswer(status: answer.status.http, headers: headers, body: body)
     }
 
     /// Whether an `Accept-Encoding` value (several header lines joined by commas) allows gzip.
     static func acceptsGzip(_ header: String?) -> Bool {
-        guard var header else { return false }
-        var acceptance = GzipAcceptance()
-        header.withUTF8 { acceptance.add(UnsafeRawBufferPointer($0)) }
-        return acceptance.allowsGzip
+        GzipAcceptance.allowsGzip(header)
     }
+}
 
-    /// Whether an `If-None-Match` list names `etag` (weak comparison, as the header asks) or is `*`.
-    static func matches(_ header: String, _ etag: String) -> Bool {
-        for item in header.split(separator: ",") {
-            var tag = item.trimmingCharacters(in: .whitespaces)
-            if tag == "*" { return true }
-            if tag.hasPrefix("W/") { tag.removeFirst(2) }
-            if tag == etag { return true }
+extension TileAnswer.Status {
+    /// The status with its reason phrase (`HTTPResponse.Status(code:)` would leave the phrase empty).
+    var http: HTTPResponse.Status {
+        switch self {
+        case .ok: .ok
+        case .noContent: .noContent
+        case .notModified: .notModified
+        case .badRequest: .badRequest
+        case .notFound: .notFound
+        case .internalServerError: .internalServerError
+        case .serviceUnavailable: .serviceUnavailable
         }
-        return false
     }
 }

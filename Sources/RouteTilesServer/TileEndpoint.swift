@@ -3,37 +3,24 @@ import Hummingbird
 import RouteTiles
 
 extension RouteTilesResponder {
-    /// `GET`/`HEAD /tiles/{z}/{x}/{y}.mvt`.
+    /// `GET`/`HEAD /tiles/{z}/{x}/{y}.mvt`: the core's `TileResponder` decides; this writes its answer.
     func tile(_ request: Request, path: Substring) async -> Response {
-        let id: TileID
-        switch TileRequestPath.parse(path) {
-        case let .tile(tile): id = tile
-        case let .malformed(reason), let .outOfRange(reason): return HTTPAnswers.error(.badRequest, reason)
+        let answer = await state.tileResponder.answer(
+            path: path, isHead: request.method == .head,
+            acceptsGzip: Self.acceptsGzip(request.headers[.acceptEncoding]), ifNoneMatch: request.headers[.ifNoneMatch])
+        guard answer.isTile else {
+            var headers: HTTPFields = [:]
+            if answer.status == .serviceUnavailable {
+                state.metrics.overloaded.increment()
+                headers[.retryAfter] = String(state.configuration.retryAfterSeconds)
+            }
+            if let log = answer.logMessage { state.logger.error("\(log)") }
+            return HTTPAnswers.error(answer.status.http, answer.message ?? "",
+                                     headers: headers)
         }
-        let service = state.tiles
-        guard service.backend.serves(zoom: id.z) else {
-            return HTTPAnswers.error(.notFound, "zoom \(id.z) is outside \(service.backend.minZoom)–\(service.backend.maxZoom)")
-        }
-        let entry: TileCache.Entry
-        do {
-            entry = try await service.tile(id)
-        } catch is GenerationLimiter.Overloaded {
-            state.metrics.overloaded.increment()
-            return HTTPAnswers.error(.serviceUnavailable, "too many tiles being generated; retry shortly",
-                                     headers: [.retryAfter: String(state.configuration.retryAfterSeconds)])
-        } catch {
-            state.logger.error("tile \(id): \(error)")
-            return HTTPAnswers.error(.internalServerError, "cannot produce tile \(id): \(error)")
-        }
-        do {
-            let answer = try tileAnswer(entry, isHead: request.method == .head,
-                                        acceptsGzip: Self.acceptsGzip(request.headers[.acceptEncoding]),
-                                        ifNoneMatch: request.headers[.ifNoneMatch])
-            let body = answer.body.readableBytes == 0 ? ResponseBody() : ResponseBody(byteBuffer: answer.body)
-            return Response(status: answer.status, headers: answer.headers, body: body)
-        } catch {
-            return HTTPAnswers.error(.internalServerError, "stored tile \(id) is not valid gzip: \(error)")
-        }
+        let http = Self.httpAnswer(answer)
+        let body = http.body.readableBytes == 0 ? ResponseBody() : ResponseBody(byteBuffer: http.body)
+        return Response(status: http.status, headers: http.headers, body: body)
     }
 }
 
@@ -43,7 +30,7 @@ extension RouteTilesResponder {
     /// metrics and the access log. Nil when the request needs the full path: another resource, a path that is not a
     /// plain tile path (a 400 or 404 to explain), a tile not in the cache, a client that does not accept gzip.
     /// - Parameter bytes: the request head's bytes, which `head` indexes.
-    func cachedTileAnswer(_ head: RequestHeadScanner.Head, in bytes: UnsafeRawBufferPointer) -> TileAnswer? {
+    func cachedTileAnswer(_ head: RequestHeadScanner.Head, in bytes: UnsafeRawBufferPointer) -> TileHTTPAnswer? {
         let prefix = "/tiles/".utf8.count
         let path = UnsafeRawBufferPointer(rebasing: bytes[head.pathStart..<(head.pathStart + head.pathCount)])
         // A client that refuses gzip gets the tile inflated: CPU work, left to the full path, off the event loop.
@@ -52,12 +39,11 @@ extension RouteTilesResponder {
             return nil
         }
         let started = state.logger.logLevel <= .info ? ContinuousClock.now : nil
-        guard case let .tile(id) = TileRequestPath.parse(UnsafeRawBufferPointer(rebasing: path[prefix...])),
-              state.tiles.backend.serves(zoom: id.z),
-              let entry = state.tiles.cachedTile(id),
-              var answer = try? tileAnswer(entry, isHead: head.isHead, acceptsGzip: head.acceptsGzip,
-                                           ifNoneMatch: head.ifNoneMatch)
+        guard let tile = state.tileResponder.cachedAnswer(
+            path: UnsafeRawBufferPointer(rebasing: path[prefix...]), isHead: head.isHead,
+            acceptsGzip: head.acceptsGzip, ifNoneMatch: head.ifNoneMatch)
         else { return nil }
+        var answer = Self.httpAnswer(tile)
         let method: HTTPRequest.Method = head.isHead ? .head : .get
         addCORS(to: &answer.headers, method: method)
         state.metrics.fastAnswers.increment()

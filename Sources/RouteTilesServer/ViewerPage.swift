@@ -7,7 +7,10 @@ import Foundation
 /// What the page needs from the server arrives in a JSON block (`#routetiles-config`): the basemap's style URL (or
 /// null) and whether the routes can change (the list, `/events` and playback need a live server).
 enum ViewerPage {
-    static func html(mapLibreURL: String, title: String, basemap: String?, live: Bool) -> String {
+    /// - Parameter baseHref: the page's base path when the endpoints are mounted under a prefix (`<base href>`), so
+    ///   that the relative URLs of the page and its script (`viewer.js`, `tiles.json`, `routes`, `events`) resolve
+    ///   under it whether the page was asked for with a trailing slash or not.
+    static func html(mapLibreURL: String, title: String, basemap: String?, live: Bool, baseHref: String? = nil) -> String {
         var base = mapLibreURL
         while base.hasSuffix("/") { base.removeLast() }
         let config: [String: Any] = ["title": title, "basemap": basemap.map { $0 as Any } ?? NSNull(), "live": live]
@@ -19,7 +22,7 @@ enum ViewerPage {
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(escape(title)) · RouteTiles</title>
+        \(baseHref.map { "<base href=\"\(escape($0))\">\n" } ?? "")<title>\(escape(title)) · RouteTiles</title>
         <link rel="stylesheet" href="\(escape(base))/maplibre-gl.css">
         <link rel="stylesheet" href="viewer.css">
         <script src="\(escape(base))/maplibre-gl.js"></script>

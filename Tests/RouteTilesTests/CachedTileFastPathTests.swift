@@ -25,7 +25,7 @@ import Testing
         let state = try ServerState(configuration: ServerConfiguration(), name: "t",
                                     backend: .routes([], options: TestServer.options()),
                                     logger: Logger(label: "t"))
-        state.tiles.cache.put(cached, TileCache.Entry(gzip: ByteBuffer(bytes: cachedBytes), etag: "\"00-gz\""))
+        state.tiles.cache.put(cached, TileCache<ByteBuffer>.Entry(gzip: ByteBuffer(bytes: cachedBytes), etag: "\"00-gz\""))
         let handedOn = HandedOnRequests()
         let recorder = HandedOnBytes()
         let channel = EmbeddedChannel()

@@ -145,7 +145,7 @@ import Testing
             ("identity", false), ("br,  *  ;  q=1", true), (",,gzip,,", true), ("gzipx", false), ("gzip;q=abc", false),
         ]
         for (header, expected) in cases {
-            #expect(RouteTilesResponder.acceptsGzip(header) == expected, "\(header ?? "nil")")
+            #expect(GzipAcceptance.allowsGzip(header) == expected, "\(header ?? "nil")")
         }
     }
 }

@@ -21,22 +21,11 @@ import Testing
             process.currentDirectoryURL = ExternalTool.packageRoot
             process.standardError = stderr
             process.standardOutput = FileHandle.nullDevice
-            try process.run()
             // The server prints its URL on standard error once it listens.
-            var text = ""
-            let deadline = Date().addingTimeInterval(60)
-            let handle = stderr.fileHandleForReading
-            while !text.contains("serving http://"), Date() < deadline, process.isRunning {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
-            }
-            guard let range = text.range(of: #"http://127\.0\.0\.1:\d+"#, options: .regularExpression) else {
-                process.terminate()
-                throw InputError(file: "serve", message: "no URL printed: \(text)")
-            }
-            base = String(text[range])
-            printed = text
+            let started = try ExternalTool.startServer(process, printingOn: stderr.fileHandleForReading,
+                                                       until: "serving http://", address: #"http://127\.0\.0\.1:\d+"#)
+            base = started.address
+            printed = started.text
         }
 
         /// Everything the server printed on standard error, once it has exited.

@@ -1,5 +1,5 @@
 import Testing
-@testable import RouteTilesServer
+import RouteTiles
 
 /// `SingleFlight`: overlapping requests for one key share one computation.
 @Suite(.timeLimit(.minutes(1))) struct SingleFlightTests {

@@ -1,4 +1,5 @@
 import Foundation
+import RouteTiles
 
 /// Runs programs for end-to-end tests: our own CLI, and independent decoders.
 enum ExternalTool {
@@ -26,6 +27,34 @@ enum ExternalTool {
     static var packageRoot: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// What a running `process` writes to `handle` until the text holds `marker`, the output ends, or `seconds` pass:
+    /// how tests wait for a server they started to say where it listens.
+    static func read(_ handle: FileHandle, of process: Process, until marker: String, seconds: Double = 60) -> String {
+        var text = ""
+        let deadline = Date().addingTimeInterval(seconds)
+        while !text.contains(marker), Date() < deadline, process.isRunning {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return text
+    }
+
+    /// Runs a server `process` and waits for it to print where it listens: reads `handle` (the read end of its output
+    /// or error pipe) until `marker`, then returns that text and the first match of `address` in it. Without a match
+    /// it stops the process and throws.
+    static func startServer(_ process: Process, printingOn handle: FileHandle, until marker: String,
+                            address: String) throws -> (text: String, address: String) {
+        try process.run()
+        let text = read(handle, of: process, until: marker)
+        guard let range = text.range(of: address, options: .regularExpression) else {
+            process.terminate()
+            throw InputError(file: process.executableURL?.lastPathComponent ?? "server",
+                             message: "no address printed: \(text)")
+        }
+        return (text, String(text[range]))
     }
 
     /// Whether `name` is on the PATH.

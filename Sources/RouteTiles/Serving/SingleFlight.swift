@@ -2,12 +2,14 @@ import Synchronization
 
 /// Concurrent requests for the same key share one computation: the first starts it, the others wait for its
 /// result. Once it finishes, the key is free again.
-final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let flights = Mutex<[Key: Task<Value, any Error>]>([:])
 
     /// The result of `compute` for `key`, computed once for all the callers that overlap. `joined` says whether this
     /// caller waited on another's computation.
-    func run(_ key: Key, _ compute: @escaping @Sendable () async throws -> Value) async throws -> (value: Value, joined: Bool) {
+    package init() {}
+
+    package func run(_ key: Key, _ compute: @escaping @Sendable () async throws -> Value) async throws -> (value: Value, joined: Bool) {
         let (task, joined) = flights.withLock { flights -> (Task<Value, any Error>, Bool) in
             if let running = flights[key] { return (running, true) }
             // The task removes itself under the same lock, so it cannot finish before it is registered.
@@ -22,5 +24,5 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Keys being computed now.
-    var count: Int { flights.withLock { $0.count } }
+    package var count: Int { flights.withLock { $0.count } }
 }

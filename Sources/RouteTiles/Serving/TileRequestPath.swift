@@ -1,8 +1,6 @@
-import RouteTiles
-
 /// `/tiles/{z}/{x}/{y}.mvt` (or `.pbf`), parsed strictly: decimal numbers without signs or leading zeros.
-enum TileRequestPath {
-    enum Parsed: Equatable {
+package enum TileRequestPath {
+    package enum Parsed: Equatable {
         case tile(TileID)
         /// Not a tile path at all, or numbers that are not numbers: 400.
         case malformed(String)
@@ -11,13 +9,13 @@ enum TileRequestPath {
     }
 
     /// Parses the part after `/tiles/`.
-    static func parse(_ rest: Substring) -> Parsed {
+    package static func parse(_ rest: Substring) -> Parsed {
         var rest = rest
         return rest.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
     }
 
     /// Parses the bytes after `/tiles/`, in place: this runs on every tile request.
-    static func parse(_ rest: UnsafeRawBufferPointer) -> Parsed {
+    package static func parse(_ rest: UnsafeRawBufferPointer) -> Parsed {
         let slash = UInt8(ascii: "/")
         guard let first = rest.firstIndex(of: slash),
               let second = rest[(first + 1)...].firstIndex(of: slash),

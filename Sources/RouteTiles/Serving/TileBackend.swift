@@ -1,5 +1,3 @@
-import RouteTiles
-
 /// Where the server's tiles come from: routes cut on demand and kept in step with a route store (memory, SQLite or
 /// PostgreSQL), or a finished tileset.
 public enum TileBackend: Sendable {
@@ -12,21 +10,21 @@ public enum TileBackend: Sendable {
     }
 
     /// The generation of the content: tiles computed from an older one must not enter the cache.
-    var generation: UInt64 {
+    package var generation: UInt64 {
         switch self {
         case let .live(sync): return sync.routes.snapshot.generation
         case .tileset: return 0
         }
     }
 
-    var minZoom: Int {
+    public var minZoom: Int {
         switch self {
         case let .live(sync): return sync.routes.options.minZoom
         case let .tileset(source): return source.metadata.minZoom
         }
     }
 
-    var maxZoom: Int {
+    public var maxZoom: Int {
         switch self {
         case let .live(sync): return sync.routes.options.maxZoom
         case let .tileset(source): return source.metadata.maxZoom
@@ -34,17 +32,17 @@ public enum TileBackend: Sendable {
     }
 
     /// Whether `zoom` is inside the served range.
-    func serves(zoom: Int) -> Bool {
+    public func serves(zoom: Int) -> Bool {
         zoom >= minZoom && zoom <= maxZoom
     }
 
-    var acceptsWrites: Bool {
+    package var acceptsWrites: Bool {
         if case .live = self { return true }
         return false
     }
 
     /// The metadata of the current routes or of the tileset.
-    func metadata(name: String) -> TilesetMetadata {
+    package func metadata(name: String) -> TilesetMetadata {
         switch self {
         case let .live(sync): return sync.routes.snapshot.tilers.metadata(name: name)
         case let .tileset(source): return source.metadata

@@ -3,8 +3,9 @@ import Synchronization
 
 /// Runs CPU-bound tile generation off the Swift concurrency pool, at most `concurrency` at a time, with at most
 /// `queueLimit` waiting. Past that it refuses at once (`Overloaded`) rather than letting the queue grow.
-final class GenerationLimiter: Sendable {
-    struct Overloaded: Error {}
+public final class GenerationLimiter: Sendable {
+    /// The queue is full: the caller should answer 503 with `Retry-After`.
+    public struct Overloaded: Error {}
 
     private struct State {
         var running = 0
@@ -13,18 +14,18 @@ final class GenerationLimiter: Sendable {
         var queued: Int { waiting.count - head }
     }
 
-    let concurrency: Int
-    let queueLimit: Int
+    public let concurrency: Int
+    public let queueLimit: Int
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "routetiles.tile-generation", attributes: .concurrent)
 
-    init(concurrency: Int, queueLimit: Int) {
+    public init(concurrency: Int, queueLimit: Int) {
         self.concurrency = max(1, concurrency)
         self.queueLimit = max(0, queueLimit)
     }
 
     /// Runs `work` on a generation thread once a slot is free.
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await acquire()
         defer { release() }
         return try await withCheckedThrowingContinuation { continuation in
@@ -33,7 +34,7 @@ final class GenerationLimiter: Sendable {
     }
 
     /// Generations running and waiting.
-    var load: (running: Int, queued: Int) { state.withLock { ($0.running, $0.queued) } }
+    public var load: (running: Int, queued: Int) { state.withLock { ($0.running, $0.queued) } }
 
     private func acquire() async throws {
         enum Decision { case go, wait, refuse }

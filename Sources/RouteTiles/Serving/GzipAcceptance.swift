@@ -1,17 +1,19 @@
 /// Whether `Accept-Encoding` allows gzip: listed with a non-zero q, or `*` with a non-zero q and gzip not refused
 /// (RFC 9110 §12.5.3). No header means identity. Reads the field's bytes in place, line by line: this runs on every
 /// tile request.
-struct GzipAcceptance {
+package struct GzipAcceptance {
     private var gzip: Double?
     private var star: Double?
 
-    var allowsGzip: Bool {
+    package init() {}
+
+    package var allowsGzip: Bool {
         if let gzip { return gzip > 0 }
         return (star ?? 0) > 0
     }
 
     /// Adds the items of one `Accept-Encoding` line.
-    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func add(_ bytes: UnsafeRawBufferPointer) {
         for item in bytes.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true) {
             guard let item = AcceptEncodingItem(item) else { continue }
             switch item.kind {
@@ -20,6 +22,14 @@ struct GzipAcceptance {
             case .other: break
             }
         }
+    }
+
+    /// Whether an `Accept-Encoding` value (several header lines joined by commas) allows gzip.
+    package static func allowsGzip(_ header: String?) -> Bool {
+        guard var header else { return false }
+        var acceptance = GzipAcceptance()
+        header.withUTF8 { acceptance.add(UnsafeRawBufferPointer($0)) }
+        return acceptance.allowsGzip
     }
 }
 

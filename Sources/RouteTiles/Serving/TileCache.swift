@@ -1,25 +1,23 @@
-import Hummingbird
-import RouteTiles
 import Synchronization
 
 /// Compressed tiles kept in memory, bounded in bytes, evicting the least recently used. Thread-safe.
 ///
 /// A doubly linked list threaded through an array of slots (no per-entry allocation beyond the tile bytes), with a
 /// dictionary from tile to slot.
-public final class TileCache: Sendable {
+public final class TileCache<Bytes: TileBytes>: Sendable {
     /// A cached tile: its gzip bytes (empty for a tile with no content) and its entity tag.
     public struct Entry: Sendable {
-        public var gzip: ByteBuffer
+        public var gzip: Bytes
         public var etag: String
 
-        public init(gzip: ByteBuffer, etag: String) {
+        public init(gzip: Bytes, etag: String) {
             self.gzip = gzip
             self.etag = etag
         }
 
         /// An empty tile: no route touches it.
-        public static let empty = Entry(gzip: ByteBuffer(), etag: "")
-        public var isEmpty: Bool { gzip.readableBytes == 0 }
+        public static var empty: Entry { Entry(gzip: .noTileBytes, etag: "") }
+        public var isEmpty: Bool { gzip.tileByteCount == 0 }
     }
 
     private struct Slot {
@@ -56,14 +54,14 @@ public final class TileCache: Sendable {
             unlink(i)
             bytes -= slots[Int(i)].cost
             index[slots[Int(i)].tile] = nil
-            slots[Int(i)].entry.gzip = ByteBuffer()
+            slots[Int(i)].entry.gzip = .noTileBytes
             free.append(i)
         }
     }
 
     /// The most bytes the cache holds (tile bytes plus a fixed per-entry overhead).
     public let capacity: Int
-    static let overhead = 96
+    package static var overhead: Int { 96 }
     private let state = Mutex(State())
 
     public init(capacityBytes: Int) {
@@ -84,7 +82,7 @@ public final class TileCache: Sendable {
     /// not kept. `isCurrent`, checked under the cache's lock, can veto the store: a tile cut from routes that
     /// changed meanwhile must not outlive the invalidation that removed it.
     public func put(_ tile: TileID, _ entry: Entry, isCurrent: () -> Bool = { true }) {
-        let cost = entry.gzip.readableBytes + entry.etag.utf8.count + Self.overhead
+        let cost = entry.gzip.tileByteCount + entry.etag.utf8.count + Self.overhead
         state.withLock { s in
             guard isCurrent() else { return }
             if let old = s.index[tile] { s.remove(old) }
