@@ -1,6 +1,6 @@
 /// FNV-1a, 64-bit: a simple hash, quick for short strings and stable across runs, machines and Swift versions
 /// (unlike `Hasher`). The one copy in the library: feature ids of string route ids, the layer builders' key and
-/// value tables; the server's ETags (`TileHasher`) compute the same function and could call this one.
+/// value tables, and the tiles' entity tags (`TileHasher`).
 public enum FNV1a {
     public static let offsetBasis: UInt64 = 0xCBF2_9CE4_8422_2325
     public static let prime: UInt64 = 0x0000_0100_0000_01B3

@@ -4,12 +4,17 @@ import Synchronization
 ///
 /// A doubly linked list threaded through an array of slots (no per-entry allocation beyond the tile bytes), with a
 /// dictionary from tile to slot.
+///
+/// `get` is inlinable, with the state it reads: a server that keeps its own `Bytes` (RouteTilesServer keeps NIO's
+/// `ByteBuffer`) then runs a copy specialized for that type on every cached request, rather than the generic code,
+/// which would reach each slot through the type's metadata.
 public final class TileCache<Bytes: TileBytes>: Sendable {
     /// A cached tile: its gzip bytes (empty for a tile with no content) and its entity tag.
     public struct Entry: Sendable {
         public var gzip: Bytes
         public var etag: String
 
+        @inlinable
         public init(gzip: Bytes, etag: String) {
             self.gzip = gzip
             self.etag = etag
@@ -20,28 +25,32 @@ public final class TileCache<Bytes: TileBytes>: Sendable {
         public var isEmpty: Bool { gzip.tileByteCount == 0 }
     }
 
-    private struct Slot {
-        var tile: TileID
-        var entry: Entry
-        var cost: Int
-        var newer: Int32
-        var older: Int32
+    @usableFromInline
+    struct Slot {
+        @usableFromInline var tile: TileID
+        @usableFromInline var entry: Entry
+        @usableFromInline var cost: Int
+        @usableFromInline var newer: Int32
+        @usableFromInline var older: Int32
     }
 
-    private struct State {
-        var slots: [Slot] = []
-        var free: [Int32] = []
-        var index: [TileID: Int32] = [:]
-        var newest: Int32 = -1
-        var oldest: Int32 = -1
-        var bytes = 0
+    @usableFromInline
+    struct State {
+        @usableFromInline var slots: [Slot] = []
+        @usableFromInline var free: [Int32] = []
+        @usableFromInline var index: [TileID: Int32] = [:]
+        @usableFromInline var newest: Int32 = -1
+        @usableFromInline var oldest: Int32 = -1
+        @usableFromInline var bytes = 0
 
+        @inlinable
         mutating func unlink(_ i: Int32) {
             let slot = slots[Int(i)]
             if slot.newer >= 0 { slots[Int(slot.newer)].older = slot.older } else { newest = slot.older }
             if slot.older >= 0 { slots[Int(slot.older)].newer = slot.newer } else { oldest = slot.newer }
         }
 
+        @inlinable
         mutating func pushNewest(_ i: Int32) {
             slots[Int(i)].newer = -1
             slots[Int(i)].older = newest
@@ -62,13 +71,14 @@ public final class TileCache<Bytes: TileBytes>: Sendable {
     /// The most bytes the cache holds (tile bytes plus a fixed per-entry overhead).
     public let capacity: Int
     package static var overhead: Int { 96 }
-    private let state = Mutex(State())
+    @usableFromInline let state = Mutex(State())
 
     public init(capacityBytes: Int) {
         capacity = max(0, capacityBytes)
     }
 
     /// The cached tile, marked as most recently used.
+    @inlinable
     public func get(_ tile: TileID) -> Entry? {
         state.withLock { s in
             guard let i = s.index[tile] else { return nil }

@@ -1,5 +1,7 @@
 /// `/tiles/{z}/{x}/{y}.mvt` (or `.pbf`), parsed strictly: decimal numbers without signs or leading zeros.
+@usableFromInline
 package enum TileRequestPath {
+    @usableFromInline
     package enum Parsed: Equatable {
         case tile(TileID)
         /// Not a tile path at all, or numbers that are not numbers: 400.
@@ -15,6 +17,7 @@ package enum TileRequestPath {
     }
 
     /// Parses the bytes after `/tiles/`, in place: this runs on every tile request.
+    @usableFromInline
     package static func parse(_ rest: UnsafeRawBufferPointer) -> Parsed {
         let slash = UInt8(ascii: "/")
         guard let first = rest.firstIndex(of: slash),

@@ -50,6 +50,10 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
     /// (`answer(path:…)`): a path that is not a plain tile path (a 400 or 404 to explain), a tile not in the cache, a
     /// client that does not accept gzip (inflating is CPU work, for the full path to do off the event loop).
     /// - Parameter path: the bytes after the tiles' prefix, read in place.
+    ///
+    /// Inlinable, with `answer(_:isHead:acceptsGzip:ifNoneMatch:)`: this is the whole of a cached request's work in
+    /// the core, and a server calling it with its own `Bytes` gets a copy specialized for them.
+    @inlinable
     public func cachedAnswer(path: UnsafeRawBufferPointer, isHead: Bool, acceptsGzip: Bool, ifNoneMatch: String?)
         -> TileAnswer<Bytes>?
     {
@@ -61,6 +65,7 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
 
     /// The answer for a tile's cache entry: 204 when empty, 304 when `If-None-Match` names the tag, else 200 with
     /// the gzip bytes or the decompressed ones. Throws when the stored bytes do not decompress.
+    @inlinable
     public func answer(_ entry: TileCache<Bytes>.Entry, isHead: Bool, acceptsGzip gzip: Bool, ifNoneMatch: String?)
         throws -> TileAnswer<Bytes>
     {

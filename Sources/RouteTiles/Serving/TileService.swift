@@ -21,7 +21,7 @@ public final class TileService<Bytes: TileBytes>: Sendable {
     public let backend: TileBackend
     public let cache: TileCache<Bytes>
     package let limiter: GenerationLimiter
-    private let observer: any TileServiceObserver
+    @usableFromInline let observer: any TileServiceObserver
     private let flights = SingleFlight<FlightKey, TileCache<Bytes>.Entry>()
     private let compressors: CompressorPool
 
@@ -45,7 +45,9 @@ public final class TileService<Bytes: TileBytes>: Sendable {
     }
 
     /// The tile's cache entry when it is cached (counted as a hit), else nil (and not counted: the caller goes on to
-    /// `tile(_:)`, which counts the miss).
+    /// `tile(_:)`, which counts the miss). Inlinable, so that a server's cached requests run code specialized for
+    /// its `Bytes`.
+    @inlinable
     public func cachedTile(_ id: TileID) -> TileCache<Bytes>.Entry? {
         guard let hit = cache.get(id) else { return nil }
         observer.cacheHit()
@@ -78,7 +80,7 @@ public final class TileService<Bytes: TileBytes>: Sendable {
         let gzip: [UInt8]
         switch backend {
         case let .live(sync):
-            guard let mvt = sync.routes.snapshot.tile(z: id.z, x: id.x, y: id.y) else { return .empty }
+            guard let mvt = try sync.routes.snapshot.tile(z: id.z, x: id.x, y: id.y) else { return .empty }
             gzip = try compressors.compress(mvt)
         case let .tileset(source):
             guard let stored = try source.gzipTile(id), !stored.isEmpty else { return .empty }
