@@ -13,7 +13,7 @@ struct PostgresReplicaTests {
 
     /// Two servers, each with its own connection pool to `url`, run for the length of `body`.
     static func withReplicas<T: Sendable>(
-        url: String, timeout: Duration = .seconds(10),
+        url: String, timeout: Duration = .seconds(60),
         _ body: @escaping @Sendable (TestServer.Handle, TestServer.Handle, LiveRouteSync, LiveRouteSync) async throws -> T
     ) async throws -> T {
         let storeA = try await PostgresRouteStore.open(url: url, create: true, timeout: timeout)

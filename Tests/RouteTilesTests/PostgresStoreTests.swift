@@ -13,7 +13,7 @@ struct PostgresStoreTests {
 
     func cluster() throws -> PostgresCluster { try PostgresCluster.shared.get() }
 
-    func open(_ url: String, timeout: Duration = .seconds(10)) async throws -> PostgresRouteStore {
+    func open(_ url: String, timeout: Duration = .seconds(60)) async throws -> PostgresRouteStore {
         try await PostgresRouteStore.open(url: url, create: true, timeout: timeout)
     }
 
