@@ -10,14 +10,12 @@
 # e.g. an older build), TIPPECANOE=0 to skip tippecanoe, MEMORY_MB (passed as --memory-mb when set).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. Benchmarks/scripts/bench_setup.sh
 sizes=${1:-1,10}
 work=${2:-/work/bench}
 out=/dev/shm/routetiles-build-memory
 mkdir -p "$work" "$out"
-if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
-  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
-  bin=$PWD/.build-bench/release/routetiles
-fi
+bin=$(routetiles_binary "${ROUTETILES_BIN:-}")
 memory=()
 [ -n "${MEMORY_MB:-}" ] && memory=(--memory-mb "$MEMORY_MB")
 
@@ -25,13 +23,13 @@ input_files() { # millions -> file names, generated when missing
   local m=$1 files=()
   if [ "$m" -le 10 ]; then
     local f=$work/routes-${m}m.geojson
-    [ -f "$f" ] || python3 Benchmarks/scripts/generate_routes.py --points $((m * 1000000)) --out "$f" >&2
+    generated_routes $((m * 1000000)) "$f" >&2
     files=("$f")
   else
     for s in $(seq 1 $((m / 10))); do
       local f=$work/routes-10m-s$s.geojson
       [ "$s" = 1 ] && f=$work/routes-10m.geojson
-      [ -f "$f" ] || python3 Benchmarks/scripts/generate_routes.py --points 10000000 --seed "$s" --out "$f" >&2
+      generated_routes 10000000 "$f" --seed "$s" >&2
       files+=("$f")
     done
   fi

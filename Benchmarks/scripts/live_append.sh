@@ -12,15 +12,13 @@
 # ROUTETILES_BIN=path uses that binary; otherwise the release binary is built into .build-bench.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. Benchmarks/scripts/bench_setup.sh
 background_points=${1:-1000000}
 work=${2:-/dev/shm/routetiles-bench}
 mkdir -p "$work"
 background="$work/routes-$background_points.geojson"
-[ -f "$background" ] || python3 Benchmarks/scripts/generate_routes.py --points "$background_points" --out "$background"
-if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
-  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
-  bin=$PWD/.build-bench/release/routetiles
-fi
+generated_routes "$background_points" "$background"
+bin=$(routetiles_binary "${ROUTETILES_BIN:-}")
 port=18093
 
 python3 - "$work" <<'PY'

@@ -9,13 +9,11 @@
 # binary; otherwise the release binary is built into .build-bench.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. Benchmarks/scripts/bench_setup.sh
 points=${1:-2000000}
 work=${2:-/tmp/routetiles-read-bench}
 mkdir -p "$work"
-if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
-  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
-  bin=$PWD/.build-bench/release/routetiles
-fi
+bin=$(routetiles_binary "${ROUTETILES_BIN:-}")
 python3 - "$points" "$work" <<'PY'
 import json, math, random, sys
 points, work = int(sys.argv[1]), sys.argv[2]

@@ -7,13 +7,11 @@
 # Environment: ROUTETILES_BIN (default: a release build in .build-bench), BEFORE_BIN (a second binary to compare).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. Benchmarks/scripts/bench_setup.sh
 sizes=${1:-1,10}
 work=${2:-/work/bench}
 mkdir -p "$work"
-if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
-  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
-  bin=$PWD/.build-bench/release/routetiles
-fi
+bin=$(routetiles_binary "${ROUTETILES_BIN:-}")
 port=18790
 
 measure() { # label, binary, file
@@ -45,7 +43,7 @@ measure() { # label, binary, file
 printf "%-18s %10s %10s %8s %12s %8s\n" "run" "health s" "RSS MB" "B/point" "settled MB" "B/point"
 for m in ${sizes//,/ }; do
   file=$work/routes-${m}m.geojson
-  [ -f "$file" ] || python3 Benchmarks/scripts/generate_routes.py --points $((m * 1000000)) --out "$file" >&2
+  generated_routes $((m * 1000000)) "$file" >&2
   measure "routetiles ${m}M" "$bin" "$file"
   [ -n "${BEFORE_BIN:-}" ] && measure "before ${m}M" "$BEFORE_BIN" "$file"
 done

@@ -11,18 +11,16 @@
 # Environment: ROUTETILES_BIN (default: a release build in .build-bench).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. Benchmarks/scripts/bench_setup.sh
 m=${1:-10}
 n=${2:-4}
 work=${3:-/work/bench}
 out=/dev/shm/routetiles-shard-build
 rm -rf "$out"
 mkdir -p "$work" "$out"
-if [ -n "${ROUTETILES_BIN:-}" ]; then bin=$(realpath "$ROUTETILES_BIN"); else
-  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
-  bin=$PWD/.build-bench/release/routetiles
-fi
+bin=$(routetiles_binary "${ROUTETILES_BIN:-}")
 input=$work/routes-${m}m.geojson
-[ -f "$input" ] || python3 Benchmarks/scripts/generate_routes.py --points $((m * 1000000)) --out "$input" >&2
+generated_routes $((m * 1000000)) "$input" >&2
 
 run() { # label, command...
   local label=$1; shift

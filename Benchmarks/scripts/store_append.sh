@@ -14,17 +14,14 @@
 # are the medians of the first and the last 100 timed appends, and "points" the route's length at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
+. Benchmarks/scripts/bench_setup.sh
 work=${2:-/work/bench-store}
 appends=${APPENDS:-2000}
 limit=${SECONDS_LIMIT:-180}
-if [ -n "${1:-}" ]; then bin=$(realpath "$1"); else
-  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
-  bin=$root/.build-bench/release/routetiles
-fi
+bin=$(routetiles_binary "${1:-}")
 mkdir -p "$work"
 port=18510; pg_port=18511; token=bench-token-1
-. "$root/Benchmarks/scripts/postgres_cluster.sh"
+. Benchmarks/scripts/postgres_cluster.sh
 server=""
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; pg_stop; }
 trap cleanup EXIT
@@ -82,14 +79,12 @@ print(f"{len(lat_ms):>6} {len(lat_ms) / elapsed:>10.0f} {q(0.5):>8.2f} {q(0.9):>
       + ("" if len(lat_ms) == count else f"  (stopped at the {limit:.0f} s limit)"))
 PY
 
-wait_health() { for _ in $(seq 600); do curl -fs -o /dev/null "http://127.0.0.1:$port/health" && return 0; sleep 0.1; done; echo "no answer from the server" >&2; return 1; }
-
 run() { # label, store, points
   local label=$1 store=$2 n=$3
   "$bin" serve "$work/long-$n.geojson" --store "$store" --port $port --log-level warning --write-token $token \
     2>"$work/serve.log" &
   server=$!
-  wait_health || { cat "$work/serve.log" >&2; exit 1; }
+  wait_health $port || { cat "$work/serve.log" >&2; exit 1; }
   printf "%-10s %8s " "$label" "$n"
   python3 "$work/append_client.py" $port $token "$work/long-$n.end.json" "$appends" "$limit"
   kill "$server"; wait "$server" 2>/dev/null || true; server=""

@@ -15,22 +15,17 @@
 # disk). SECONDS_LIMIT (600) ends the run early. The client, both servers and PostgreSQL share the machine's cores.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
+. Benchmarks/scripts/bench_setup.sh
 work=${2:-/work/bench-store}
 writes=${WRITES:-1000}
 limit=${SECONDS_LIMIT:-600}
-if [ -n "${1:-}" ]; then bin=$(realpath "$1"); else
-  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
-  bin=$root/.build-bench/release/routetiles
-fi
+bin=$(routetiles_binary "${1:-}")
 mkdir -p "$work"
 port_a=18520; port_b=18521; pg_port=18522; token=bench-token-1
-. "$root/Benchmarks/scripts/postgres_cluster.sh"
+. Benchmarks/scripts/postgres_cluster.sh
 servers=()
 cleanup() { for p in "${servers[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; pg_stop; }
 trap cleanup EXIT
-
-wait_health() { for _ in $(seq 600); do curl -fs -o /dev/null "http://127.0.0.1:$1/health" && return 0; sleep 0.1; done; echo "no answer on port $1" >&2; return 1; }
 
 pg_start "$work/pg" $pg_port
 pg_createdb routes

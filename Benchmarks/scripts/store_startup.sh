@@ -16,21 +16,18 @@
 # (1000000) sets the size of the generated routes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$PWD
+. Benchmarks/scripts/bench_setup.sh
 work=${2:-/work/bench-store}
 points=${POINTS:-1000000}
 runs=${RUNS:-3}
-if [ -n "${1:-}" ]; then bin=$(realpath "$1"); else
-  swift build -c release --product routetiles --scratch-path .build-bench >/dev/null
-  bin=$root/.build-bench/release/routetiles
-fi
+bin=$(routetiles_binary "${1:-}")
 mkdir -p "$work"
 port=18530; pg_port=18531
-. "$root/Benchmarks/scripts/postgres_cluster.sh"
+. Benchmarks/scripts/postgres_cluster.sh
 trap pg_stop EXIT
 
 input="$work/routes-$points.geojson"
-[ -f "$input" ] || python3 Benchmarks/scripts/generate_routes.py --points "$points" --out "$input"
+generated_routes "$points" "$input"
 db="$work/routes.db"
 rm -f "$db" "$db-wal" "$db-shm"
 pg_start "$work/pg" $pg_port

@@ -217,14 +217,10 @@ public final class PostgresRouteStore: RouteStore {
     private func apply(_ write: RouteWrite, on connection: PostgresConnection) async throws -> RouteWriteResult {
         switch write {
         case let .put(routes):
-            var next = try await nextFreeNumber(connection, after: routes)
+            let first = try await nextFreeNumber(connection, after: routes)
             var changes: [RouteChange] = []
             var written: [StoredRoute] = []
-            for var route in routes {
-                if route.id == nil {
-                    route.id = .number(next)
-                    next &+= 1
-                }
+            for route in RouteStoreImport.numbered(routes, from: first) {
                 let key = StoredRouteCodec.key(for: route.id ?? .number(0))
                 let (version, created, inserted) = try await upsert(route, key: key, on: connection)
                 changes.append(RouteChange(sequence: version, key: key, operation: inserted ? .insert : .update))
@@ -313,11 +309,11 @@ public final class PostgresRouteStore: RouteStore {
         throw RouteStoreError(store: displayName, message: "route \(key) was written but its version did not come back")
     }
 
-    /// One past the largest numeric key stored or given, when a route has no id.
+    /// One past the largest numeric key stored, when a route has no id (`RouteStoreImport.numbered` also steps past
+    /// the ids given).
     private func nextFreeNumber(_ connection: PostgresConnection, after routes: [Route]) async throws -> UInt64 {
         guard routes.contains(where: { $0.id == nil }) else { return 0 }
         var next: UInt64 = 0
-        for route in routes { if case let .number(n)? = route.id { next = max(next, n &+ 1) } }
         let rows = try await connection.query(PostgresQuery(unsafeSQL: """
             SELECT id FROM \(schema.routes) WHERE id ~ '^(0|[1-9][0-9]*)$' ORDER BY length(id) DESC, id DESC LIMIT 1
             """), logger: logger)

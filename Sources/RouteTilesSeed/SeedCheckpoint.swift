@@ -60,7 +60,9 @@ public final class SeedCheckpoint: Sendable {
     /// Records a finished tile.
     public func record(_ tile: TileID) throws {
         try state.withLock { s in
-            try append(Array("\(tile.z)/\(tile.x)/\(tile.y)\n".utf8), to: s.descriptor)
+            // One `write` of the whole line to a file opened with O_APPEND.
+            try writeAll(Array("\(tile.z)/\(tile.x)/\(tile.y)\n".utf8), to: s.descriptor, path: path,
+                         failure: "cannot write the checkpoint")
             s.unsynced += 1
             if s.unsynced >= batch {
                 fsync(s.descriptor)
@@ -74,22 +76,6 @@ public final class SeedCheckpoint: Sendable {
         state.withLock { s in
             fsync(s.descriptor)
             s.unsynced = 0
-        }
-    }
-
-    /// One `write` of a whole line to a file opened with O_APPEND.
-    private func append(_ line: [UInt8], to fd: Int32) throws {
-        try line.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, base + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreError(path: path, message: "cannot write the checkpoint: \(String(cString: strerror(errno)))")
-                }
-                offset += n
-            }
         }
     }
 }

@@ -23,18 +23,6 @@ final class ExpireLog: Sendable {
         var text = ""
         text.reserveCapacity(tiles.count * 14)
         for tile in tiles { text += "\(tile.z)/\(tile.x)/\(tile.y)\n" }
-        let bytes = Array(text.utf8)
-        var offset = 0
-        try bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            while offset < raw.count {
-                let n = write(descriptor, base + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreError(path: path, message: "cannot write the expire log: \(String(cString: strerror(errno)))")
-                }
-                offset += n
-            }
-        }
+        try writeAll(Array(text.utf8), to: descriptor, path: path, failure: "cannot write the expire log")
     }
 }

@@ -34,11 +34,8 @@ struct BuildCommand: AsyncParsableCommand {
     @OptionGroup(title: "Tiling")
     var tiling: TilingArguments
 
-    @Option(help: "Name of the tileset in its metadata. Default: the output's name without its extension.")
-    var name: String?
-
-    @Option(help: "Public URL of the pyramid: writes tiles.json (TileJSON 3.0.0) with absolute tile URLs.")
-    var baseUrl: String?
+    @OptionGroup
+    var naming: TilesetNamingOptions
 
     @Option(help: "Worker threads. Default: one per core.")
     var threads: Int?
@@ -65,17 +62,11 @@ struct BuildCommand: AsyncParsableCommand {
     func validate() throws {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if memoryMb < 32 { throw ValidationError("--memory-mb must be at least 32") }
-        if let baseUrl, !(baseUrl.hasPrefix("http://") || baseUrl.hasPrefix("https://")) {
-            throw ValidationError("--base-url must be an absolute http(s) URL")
-        }
         if let shard { _ = try shardNumber(shard) }
-        if shard != nil && baseUrl != nil {
+        if shard != nil && naming.baseUrl != nil {
             throw ValidationError("--base-url belongs on the joined tileset, not on one shard's part")
         }
-        if baseUrl != nil, let output, outputOptions.format(for: output) != .directory {
-            throw ValidationError("--base-url writes tiles.json into an output folder; an archive keeps its metadata "
-                + "inside (routetiles serve --tiles serves its tiles.json)")
-        }
+        if let output { try naming.validate(outputFormat: outputOptions.format(for: output)) }
     }
 
     func run() async throws {
@@ -147,15 +138,13 @@ struct BuildCommand: AsyncParsableCommand {
             var metadata: TilesetMetadata
             if let part {
                 // The whole tileset's metadata, which the join writes under a name of its own.
-                metadata = part.survey.metadata(name: name ?? Self.defaultName(for: inputs[0]))
+                metadata = part.survey.metadata(name: naming.name ?? Self.defaultName(for: inputs[0]))
                 metadata.shard = part.shard
             } else {
-                metadata = TilesetMetadata(name: name ?? outputOptions.format(for: outputPath).tilesetName(forPath: outputPath),
+                metadata = TilesetMetadata(name: naming.name ?? outputOptions.format(for: outputPath).tilesetName(forPath: outputPath),
                                            tiler: tiler)
             }
-            if let baseUrl, let folder = store as? DirectoryTileStore {
-                try folder.putFile(named: "tiles.json", contents: metadata.tileJSON(baseURL: baseUrl))
-            }
+            try naming.writeTileJSON(metadata, into: store)
             return (metadata, statistics)
         }
         if let part {

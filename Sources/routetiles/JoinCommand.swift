@@ -22,22 +22,14 @@ struct JoinCommand: ParsableCommand {
     @OptionGroup
     var outputOptions: OutputOptions
 
-    @Option(help: "Name of the tileset in its metadata. Default: the output's name without its extension.")
-    var name: String?
-
-    @Option(help: "Public URL of the tileset: writes tiles.json (TileJSON 3.0.0) with absolute tile URLs into an output folder.")
-    var baseUrl: String?
+    @OptionGroup
+    var naming: TilesetNamingOptions
 
     @Flag(name: .shortAndLong, help: "No progress and no summary.")
     var quiet = false
 
     func validate() throws {
-        if let baseUrl, !(baseUrl.hasPrefix("http://") || baseUrl.hasPrefix("https://")) {
-            throw ValidationError("--base-url must be an absolute http(s) URL")
-        }
-        if baseUrl != nil, outputOptions.format(for: output) != .directory {
-            throw ValidationError("--base-url writes tiles.json into an output folder; an archive keeps its metadata inside")
-        }
+        try naming.validate(outputFormat: outputOptions.format(for: output))
     }
 
     func run() throws {
@@ -50,16 +42,14 @@ struct JoinCommand: ParsableCommand {
             throw failure("error: \(error)")
         }
         var metadata = join.metadata
-        metadata.name = name ?? outputOptions.format(for: output).tilesetName(forPath: output)
+        metadata.name = naming.name ?? outputOptions.format(for: output).tilesetName(forPath: output)
         let copied = try outputOptions.write(to: output) { store -> (TilesetMetadata, (tiles: Int, bytes: Int)) in
             var done = 0
             let copied = try join.copyTiles(into: store) { tiles in
                 done += 1
                 terminal.note("joined \(done) of \(parts.count) parts, \(tiles) tiles")
             }
-            if let baseUrl, let folder = store as? DirectoryTileStore {
-                try folder.putFile(named: "tiles.json", contents: metadata.tileJSON(baseURL: baseUrl))
-            }
+            try naming.writeTileJSON(metadata, into: store)
             return (metadata, copied)
         }
         terminal.note("\(copied.tiles) tiles, \(Terminal.bytes(copied.bytes)) "

@@ -33,30 +33,18 @@ import Testing
         #expect(bad.status != 0 && bad.stderr.contains("unknown --output-format 'zip'"), "\(bad.stderr)")
     }
 
-    /// Starts a long build into `out`, stops it with `signal` once its staging file has grown, returns its status
-    /// and the staging file's name.
+    /// Interrupts a long build into `out` once its staging file has grown; returns its status and the staging file's
+    /// name.
     func interruptBuild(input: String, out: String, signal: Int32) async throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
-        process.arguments = ["build", input, "-o", out, "--maxzoom", "18", "--force", "--quiet"]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
         let parent = URL(fileURLWithPath: out).deletingLastPathComponent().path
         let name = URL(fileURLWithPath: out).lastPathComponent
         // MBTiles writes into the staging file as it goes; PMTiles spills tiles into its scratch file.
-        let growing = out.hasSuffix(".mbtiles") ? ".\(name).partial-\(process.processIdentifier)" : ".\(name).spill-\(process.processIdentifier)"
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline && process.isRunning {
-            let size = (try? FileManager.default.attributesOfItem(atPath: parent + "/" + growing)[.size] as? Int) ?? 0
-            if size > 200_000 { break }
-            try await Task.sleep(for: .milliseconds(20))
+        let growing: @Sendable (Int32) -> String = { pid in out.hasSuffix(".mbtiles") ? ".\(name).partial-\(pid)" : ".\(name).spill-\(pid)" }
+        let (status, pid) = try await interruptedBuild(input: input, out: out, signal: signal) { pid in
+            let size = (try? FileManager.default.attributesOfItem(atPath: parent + "/" + growing(pid))[.size] as? Int) ?? 0
+            return size > 200_000
         }
-        #expect(process.isRunning, "the build ended before it could be interrupted")
-        kill(process.processIdentifier, signal)
-        // Waits without holding a concurrency-pool thread (the in-process servers of other tests need them).
-        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        process.waitUntilExit()
-        return (process.terminationStatus, growing)
+        return (status, growing(pid))
     }
 
     @Test(arguments: ["out.mbtiles", "out.pmtiles"])

@@ -16,6 +16,14 @@ import Testing
     }
 
     /// Writes `tiles` into a store of `format` at `path` and commits it.
+    /// The pyramid written into `folder` as paris.mbtiles or paris.pmtiles: its tiles, and the archive's path.
+    static func parisArchive(_ format: TileStoreFormat, in folder: TemporaryFolder) throws -> (tiles: [TileID: [UInt8]], path: String) {
+        let (tiler, tiles) = try pyramid()
+        let path = folder.path("paris." + format.rawValue)
+        try write(tiles, metadata: TilesetMetadata(name: "paris", tiler: tiler), format: format, path: path)
+        return (tiles, path)
+    }
+
     static func write(_ tiles: [TileID: [UInt8]], metadata: TilesetMetadata, format: TileStoreFormat, path: String) throws {
         let store = try format.makeStore(path: path, replace: true)
         // From several threads, as the builder does.
@@ -87,9 +95,7 @@ import Testing
     @Test(.enabled(if: ExternalTool.required(ExternalTool.available("sqlite3"))))
     func mbtilesHasTMSRowsAndTheMetadataTableSQLiteShows() async throws {
         let tmp = try TemporaryFolder()
-        let (tiler, tiles) = try Self.pyramid()
-        let path = tmp.path("paris.mbtiles")
-        try Self.write(tiles, metadata: TilesetMetadata(name: "paris", tiler: tiler), format: .mbtiles, path: path)
+        let (tiles, path) = try Self.parisArchive(.mbtiles, in: tmp)
         let rows = try await ExternalTool.runDetached("/usr/bin/env", ["sqlite3", "-separator", " ", path,
                                                          "SELECT zoom_level, tile_column, tile_row, hex(tile_data) FROM tiles"])
         #expect(rows.status == 0, "\(rows.stderr)")
@@ -118,9 +124,7 @@ import Testing
     @Test(.enabled(if: ExternalTool.required(ExternalTool.available("ogrinfo"))))
     func gdalReadsAZoomOfTheMBTiles() async throws {
         let tmp = try TemporaryFolder()
-        let (tiler, tiles) = try Self.pyramid()
-        let path = tmp.path("paris.mbtiles")
-        try Self.write(tiles, metadata: TilesetMetadata(name: "paris", tiler: tiler), format: .mbtiles, path: path)
+        let (tiles, path) = try Self.parisArchive(.mbtiles, in: tmp)
         // Count our features at z10 (one per route and tile) against GDAL's count.
         var features = 0
         for (id, bytes) in tiles where id.z == 10 { features += try Sample.decode(bytes).layers[0].features.count }
@@ -133,9 +137,7 @@ import Testing
     @Test(.enabled(if: ExternalTool.required(ExternalTool.pythonHas("pmtiles") && ExternalTool.available("pmtiles-show"))))
     func pmtilesPackageReadsEveryTileAndTheHeader() async throws {
         let tmp = try TemporaryFolder()
-        let (tiler, tiles) = try Self.pyramid()
-        let path = tmp.path("paris.pmtiles")
-        try Self.write(tiles, metadata: TilesetMetadata(name: "paris", tiler: tiler), format: .pmtiles, path: path)
+        let (tiles, path) = try Self.parisArchive(.pmtiles, in: tmp)
         let show = try await ExternalTool.runDetached("/usr/bin/env", ["pmtiles-show", path])
         #expect(show.status == 0, "\(show.stderr)")
         for field in ["'version': 3", "'tile_type': <TileType.MVT: 1>", "'clustered': True", "'max_zoom': 12",

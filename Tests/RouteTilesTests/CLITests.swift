@@ -134,37 +134,16 @@ import Testing
         try Data((text + "]}").utf8).write(to: URL(fileURLWithPath: path))
     }
 
-    /// Starts a long build over `out`, stops it with `signal` once its staging folder exists, and returns its status.
-    /// The watching runs on a thread of its own: on the concurrency pool, busy with other tests, a poll could wake
-    /// only after the build had finished, and the signal would come too late.
+    /// Interrupts a long build over `out` once tiles are being written into its staging folder; returns its status
+    /// and the staging folder's name.
     func interruptBuild(input: String, out: String, signal: Int32) async throws -> (Int32, String) {
-        let (status, staging, wasRunning) = try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try interruptBuildBlocking(input: input, out: out, signal: signal) })
-            }.start()
-        }
-        #expect(wasRunning, "the build ended before it could be interrupted")
-        return (status, staging)
-    }
-
-    func interruptBuildBlocking(input: String, out: String, signal: Int32) throws -> (Int32, String, Bool) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
-        process.arguments = ["build", input, "-o", out, "--maxzoom", "18", "--force", "--quiet"]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
         let parent = URL(fileURLWithPath: out).deletingLastPathComponent().path
-        let staging = ".\(URL(fileURLWithPath: out).lastPathComponent).partial-\(process.processIdentifier)"
-        let deadline = Date().addingTimeInterval(30)
-        // Wait until tiles are being written into the staging folder.
-        while Date() < deadline && process.isRunning {
-            if let zooms = try? FileManager.default.contentsOfDirectory(atPath: parent + "/" + staging), zooms.count > 3 { break }
-            usleep(5_000)
+        let name = URL(fileURLWithPath: out).lastPathComponent
+        let staging: @Sendable (Int32) -> String = { pid in ".\(name).partial-\(pid)" }
+        let (status, pid) = try await interruptedBuild(input: input, out: out, signal: signal) { pid in
+            ((try? FileManager.default.contentsOfDirectory(atPath: parent + "/" + staging(pid)))?.count ?? 0) > 3
         }
-        let wasRunning = process.isRunning
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        return (process.terminationStatus, staging, wasRunning)
+        return (status, staging(pid))
     }
 
     @Test func interruptedBuildLeavesThePreviousPyramidAsItWas() async throws {
@@ -206,12 +185,7 @@ import Testing
         for feature in features {
             #expect(feature["layer"] as? String == "routes")
             let geometry = try #require(feature["geometry"] as? [String: Any])
-            let lines: [[[Double]]]
-            if geometry["type"] as? String == "LineString" {
-                lines = [try #require(geometry["coordinates"] as? [[Double]])]
-            } else {
-                lines = try #require(geometry["coordinates"] as? [[[Double]]])
-            }
+            let lines = try geoJSONLines(geometry, of: Double.self)
             for p in lines.joined() { #expect(abs(p[0] - 2.35) < 0.2 && abs(p[1] - 48.86) < 0.2) }
         }
         // A single tile file, and a missing tile.

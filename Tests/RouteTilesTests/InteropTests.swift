@@ -93,13 +93,7 @@ import Testing
                 #expect(properties.count == f.properties.count)
                 for p in f.properties { #expect(Self.same(p.value, properties[p.key]), "\(tile) \(p.key)") }
                 let geometry = try #require(g["geometry"] as? [String: Any])
-                let parts: [[[Int]]]
-                if geometry["type"] as? String == "LineString" {
-                    parts = [try #require(geometry["coordinates"] as? [[Int]])]
-                } else {
-                    #expect(geometry["type"] as? String == "MultiLineString")
-                    parts = try #require(geometry["coordinates"] as? [[[Int]]])
-                }
+                let parts = try geoJSONLines(geometry, of: Int.self)
                 #expect(parts == f.geometry.parts.map { $0.map { [Int($0.x), Int($0.y)] } }, "\(tile)")
             }
         }
@@ -134,12 +128,7 @@ import Testing
                 #expect(UInt64(bitPattern: id.int64Value) == f.id, "\(tile)")
                 for p in f.properties { #expect(Self.same(p.value, properties[p.key]), "\(tile) \(p.key)") }
                 let geometry = try #require(g["geometry"] as? [String: Any])
-                let parts: [[[Double]]]
-                if geometry["type"] as? String == "LineString" {
-                    parts = [try #require(geometry["coordinates"] as? [[Double]])]
-                } else {
-                    parts = try #require(geometry["coordinates"] as? [[[Double]]])
-                }
+                let parts = try geoJSONLines(geometry, of: Double.self)
                 let expected = f.geometry.parts
                 try #require(parts.count == expected.count, "\(tile)")
                 for (a, b) in zip(parts, expected) {

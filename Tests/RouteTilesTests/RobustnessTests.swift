@@ -73,14 +73,19 @@ import Testing
         #expect(csv.routes.count == 2)
     }
 
-    @Test func damagedGeoJSONNeverCrashes() {
-        var random = SeededGenerator(seed: 0xDA3A_6E01)
-        let original = Array(Self.geojsonSample.utf8)
+    /// `check`s 3,000 damaged copies of `sample` (seeded) and returns how many reads of them parsed.
+    static func checkDamagedCopies(of sample: String, seed: UInt64,
+                                   read: ([UInt8], ReadOptions) throws -> ReadResult) -> Int {
+        var random = SeededGenerator(seed: seed)
+        let original = Array(sample.utf8)
         var parsed = 0
-        for _ in 0..<3_000 {
-            parsed += Self.check(Self.mutate(original, using: &random)) {
-                try GeoJSONReader.read($0, file: "m.geojson", options: $1)
-            }
+        for _ in 0..<3_000 { parsed += check(mutate(original, using: &random), read: read) }
+        return parsed
+    }
+
+    @Test func damagedGeoJSONNeverCrashes() {
+        let parsed = Self.checkDamagedCopies(of: Self.geojsonSample, seed: 0xDA3A_6E01) {
+            try GeoJSONReader.read($0, file: "m.geojson", options: $1)
         }
         // Some damage is harmless (inside a string, a changed digit); make sure both outcomes were exercised.
         #expect(parsed > 50)
@@ -88,13 +93,8 @@ import Testing
     }
 
     @Test func damagedCSVNeverCrashes() {
-        var random = SeededGenerator(seed: 0xDA3A_6E02)
-        let original = Array(Self.csvSample.utf8)
-        var parsed = 0
-        for _ in 0..<3_000 {
-            parsed += Self.check(Self.mutate(original, using: &random)) {
-                try CSVReader.read($0, file: "m.csv", options: $1)
-            }
+        let parsed = Self.checkDamagedCopies(of: Self.csvSample, seed: 0xDA3A_6E02) {
+            try CSVReader.read($0, file: "m.csv", options: $1)
         }
         #expect(parsed > 50)
         #expect(parsed < 5_800)

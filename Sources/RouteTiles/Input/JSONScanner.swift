@@ -128,20 +128,17 @@ struct JSONScanner {
     }
 
     /// Consumes the `{` that opens an object.
-    mutating func enterObject() throws(JSONSyntaxError) -> Container {
-        skipWhitespace()
-        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "{") else {
-            throw error("expected '{', found \(found(offset))")
-        }
-        try open()
-        return Container()
-    }
+    mutating func enterObject() throws(JSONSyntaxError) -> Container { try enter("{") }
 
     /// Consumes the `[` that opens an array.
-    mutating func enterArray() throws(JSONSyntaxError) -> Container {
+    mutating func enterArray() throws(JSONSyntaxError) -> Container { try enter("[") }
+
+    /// Consumes `bracket`, the character that opens an object or an array.
+    @inline(__always)
+    private mutating func enter(_ bracket: Unicode.Scalar) throws(JSONSyntaxError) -> Container {
         skipWhitespace()
-        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "[") else {
-            throw error("expected '[', found \(found(offset))")
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: bracket) else {
+            throw error("expected '\(bracket)', found \(found(offset))")
         }
         try open()
         return Container()

@@ -95,14 +95,10 @@ public final class MemoryRouteStore: RouteStore {
         }
         switch write {
         case let .put(routes):
-            for route in routes { if case let .number(n)? = route.id { state.nextNumber = max(state.nextNumber, n &+ 1) } }
             var changes: [RouteChange] = []
             var written: [StoredRoute] = []
-            for var route in routes {
-                if route.id == nil {
-                    route.id = .number(state.nextNumber)
-                    state.nextNumber &+= 1
-                }
+            for route in RouteStoreImport.numbered(routes, from: state.nextNumber) {
+                if case let .number(n)? = route.id { state.nextNumber = max(state.nextNumber, n &+ 1) }
                 let key = StoredRouteCodec.key(for: route.id ?? .number(0))
                 let existing = state.rows[key]
                 let made = change(key, existing == nil ? .insert : .update)

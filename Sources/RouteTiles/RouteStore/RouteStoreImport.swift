@@ -56,9 +56,10 @@ public enum RouteStoreImport {
         return summary
     }
 
-    /// The routes with ids: those without one numbered after the largest numeric id, in order.
-    public static func numbered(_ routes: [Route]) -> [Route] {
-        var next: UInt64 = 0
+    /// The routes with ids: those without one numbered in order, after the largest numeric id among them, or from
+    /// `first` when that is larger (a store's next free number).
+    public static func numbered(_ routes: [Route], from first: UInt64 = 0) -> [Route] {
+        var next = first
         for route in routes { if case let .number(n)? = route.id { next = max(next, n &+ 1) } }
         return routes.map { route in
             guard route.id == nil else { return route }

@@ -203,7 +203,6 @@ public final class SQLiteRouteStore: RouteStore {
 
         switch write {
         case let .put(routes):
-            var next = try nextFreeNumber(db, after: routes)
             let upsert = try db.prepare("""
                 INSERT INTO routes (id, properties, geom, layer, kind, geodesic, version, created_seq)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -212,11 +211,7 @@ public final class SQLiteRouteStore: RouteStore {
                 """)
             var changes: [RouteChange] = []
             var written: [StoredRoute] = []
-            for var route in routes {
-                if route.id == nil {
-                    route.id = .number(next)
-                    next &+= 1
-                }
+            for route in RouteStoreImport.numbered(routes, from: try nextFreeNumber(db, after: routes)) {
                 let key = StoredRouteCodec.key(for: route.id ?? .number(0))
                 let existing = try stored(key)
                 let made = try change(key, existing == nil ? .insert : .update)
@@ -265,13 +260,11 @@ public final class SQLiteRouteStore: RouteStore {
         }
     }
 
-    /// The number a route without an id gets: one past the largest numeric key stored or given in `routes`.
+    /// Where numbering the routes without an id starts: one past the largest numeric key stored (0 when every
+    /// route in `routes` has an id). `RouteStoreImport.numbered` also steps past the ids given in `routes`.
     private static func nextFreeNumber(_ db: SQLiteDatabase, after routes: [Route]) throws -> UInt64 {
         guard routes.contains(where: { $0.id == nil }) else { return 0 }
         var next: UInt64 = 0
-        for route in routes {
-            if case let .number(n)? = route.id { next = max(next, n &+ 1) }
-        }
         // Keys that are decimal numbers without a leading zero; CAST saturates past Int64, so the key is compared
         // as text of equal length too.
         let s = try db.prepare("""

@@ -131,25 +131,13 @@ public enum WellKnownBinary {
         case 1: geometry = .points([try reader.coordinate(littleEndian)])
         case 2: geometry = .lines([try reader.line(littleEndian)])
         case 4:
-            let count = try reader.count(littleEndian, each: 21)
-            var points: [Coordinate] = []
-            points.reserveCapacity(count)
-            for _ in 0..<count {
-                let (inner, innerLittle) = try reader.header()
-                guard inner == 1 else { throw Problem(message: "a MultiPoint holds a \(name(of: inner))") }
-                points.append(try reader.coordinate(innerLittle))
-            }
-            geometry = .points(points)
+            geometry = .points(try reader.members(of: type, littleEndian, memberType: 1, each: 21) { r, little throws(Problem) in
+                try r.coordinate(little)
+            })
         case 5:
-            let count = try reader.count(littleEndian, each: 9)
-            var parts: [[Coordinate]] = []
-            parts.reserveCapacity(count)
-            for _ in 0..<count {
-                let (inner, innerLittle) = try reader.header()
-                guard inner == 2 else { throw Problem(message: "a MultiLineString holds a \(name(of: inner))") }
-                parts.append(try reader.line(innerLittle))
-            }
-            geometry = .lines(parts)
+            geometry = .lines(try reader.members(of: type, littleEndian, memberType: 2, each: 9) { r, little throws(Problem) in
+                try r.line(little)
+            })
         default:
             throw Problem(message: "the geometry is a \(name(of: type)), not a line or points")
         }
@@ -223,6 +211,23 @@ public enum WellKnownBinary {
             line.reserveCapacity(count)
             for _ in 0..<count { line.append(try coordinate(little)) }
             return line
+        }
+
+        /// The members of a MultiPoint or MultiLineString (`type`): a count, then each member a geometry of its own,
+        /// of `memberType` and at least `each` bytes, whose body `read` reads.
+        mutating func members<Member>(of type: UInt32, _ little: Bool, memberType: UInt32, each: Int,
+                                      _ read: (inout Reader, Bool) throws(Problem) -> Member) throws(Problem) -> [Member] {
+            let count = try count(little, each: each)
+            var members: [Member] = []
+            members.reserveCapacity(count)
+            for _ in 0..<count {
+                let (inner, innerLittle) = try header()
+                guard inner == memberType else {
+                    throw Problem(message: "a \(WellKnownBinary.name(of: type)) holds a \(WellKnownBinary.name(of: inner))")
+                }
+                members.append(try read(&self, innerLittle))
+            }
+            return members
         }
     }
 }

@@ -141,18 +141,7 @@ public final class DirectoryTileStore: TileSink {
         if fd < 0 && errno == ENOENT && !missingFolderIsError { return false }
         guard fd >= 0 else { throw StoreError(path: path, message: "cannot create: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var offset = 0
-        try bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            while offset < raw.count {
-                let n = write(fd, base + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw StoreError(path: path, message: "cannot write: \(String(cString: strerror(errno)))")
-                }
-                offset += n
-            }
-        }
+        try writeAll(bytes, to: fd, path: path, failure: "cannot write")
         return true
     }
 }

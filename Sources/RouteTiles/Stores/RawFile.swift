@@ -22,18 +22,7 @@ final class RawFile: Sendable {
     }
 
     func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            var done = 0
-            while done < raw.count {
-                let n = Foundation.write(fd, base + done, raw.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw error("write")
-                }
-                done += n
-            }
-        }
+        try writeAll(bytes, to: fd, path: path, failure: "cannot write")
     }
 
     /// Reads exactly `count` bytes at `offset`; fewer at the end of the file is an error.

@@ -11,22 +11,9 @@ enum SpanFilter {
 
     /// Appends to `out` the segments of `spans` whose bounding box meets `box`.
     static func select<S: Sequence<SegmentSpan>>(_ spans: S, meeting box: MapRect, in set: ProjectedRouteSet, into out: inout SpanList) {
-        set.xs.withUnsafeBufferPointer { xs in
-            set.ys.withUnsafeBufferPointer { ys in
-                for span in spans {
-                    // The same arithmetic as `split` (shift added to the points, not taken from the box), so that
-                    // both decide every segment alike.
-                    let dx = Double(span.shift) * WebMercator.worldSize
-                    var i = Int(span.first)
-                    let end = Int(span.end)
-                    while i < end {
-                        let ax = xs[i] + dx, bx = xs[i + 1] + dx, ay = ys[i], by = ys[i + 1]
-                        if min(ax, bx) <= box.maxX && max(ax, bx) >= box.minX && min(ay, by) <= box.maxY && max(ay, by) >= box.minY {
-                            out.add(line: span.line, shift: span.shift, segment: Int32(i))
-                        }
-                        i += 1
-                    }
-                }
+        forEachSegment(of: spans, in: set) { span, segment, ax, ay, bx, by in
+            if min(ax, bx) <= box.maxX && max(ax, bx) >= box.minX && min(ay, by) <= box.maxY && max(ay, by) >= box.minY {
+                out.add(line: span.line, shift: span.shift, segment: segment)
             }
         }
     }
@@ -39,6 +26,32 @@ enum SpanFilter {
         // Children 0 and 1 share the upper row, 0 and 2 the left column.
         let leftMaxX = boxes[0].maxX, leftMinX = boxes[0].minX, rightMinX = boxes[1].minX, rightMaxX = boxes[1].maxX
         let topMinY = boxes[0].minY, topMaxY = boxes[0].maxY, bottomMinY = boxes[2].minY, bottomMaxY = boxes[2].maxY
+        forEachSegment(of: spans, in: set) { span, segment, ax, ay, bx, by in
+            let lo = min(ax, bx), hi = max(ax, bx), top = min(ay, by), bottom = max(ay, by)
+            let left = lo <= leftMaxX && hi >= leftMinX
+            let right = lo <= rightMaxX && hi >= rightMinX
+            let upper = top <= topMaxY && bottom >= topMinY
+            let lower = top <= bottomMaxY && bottom >= bottomMinY
+            if upper {
+                if left { out[0].add(line: span.line, shift: span.shift, segment: segment) }
+                if right { out[1].add(line: span.line, shift: span.shift, segment: segment) }
+            }
+            if lower {
+                if left { out[2].add(line: span.line, shift: span.shift, segment: segment) }
+                if right { out[3].add(line: span.line, shift: span.shift, segment: segment) }
+            }
+        }
+        return out
+    }
+
+    /// Calls `body` with every segment of `spans`: its span, its index in the set's columns, and its ends with the
+    /// span's world shift added to the points (never taken from a box), so that `select` and `split` decide every
+    /// segment alike.
+    @inline(__always)
+    private static func forEachSegment<S: Sequence<SegmentSpan>>(
+        of spans: S, in set: ProjectedRouteSet,
+        _ body: (_ span: SegmentSpan, _ segment: Int32, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> Void
+    ) {
         set.xs.withUnsafeBufferPointer { xs in
             set.ys.withUnsafeBufferPointer { ys in
                 for span in spans {
@@ -46,26 +59,11 @@ enum SpanFilter {
                     var i = Int(span.first)
                     let end = Int(span.end)
                     while i < end {
-                        let ax = xs[i] + dx, bx = xs[i + 1] + dx, ay = ys[i], by = ys[i + 1]
-                        let lo = min(ax, bx), hi = max(ax, bx), top = min(ay, by), bottom = max(ay, by)
-                        let left = lo <= leftMaxX && hi >= leftMinX
-                        let right = lo <= rightMaxX && hi >= rightMinX
-                        let upper = top <= topMaxY && bottom >= topMinY
-                        let lower = top <= bottomMaxY && bottom >= bottomMinY
-                        let segment = Int32(i)
-                        if upper {
-                            if left { out[0].add(line: span.line, shift: span.shift, segment: segment) }
-                            if right { out[1].add(line: span.line, shift: span.shift, segment: segment) }
-                        }
-                        if lower {
-                            if left { out[2].add(line: span.line, shift: span.shift, segment: segment) }
-                            if right { out[3].add(line: span.line, shift: span.shift, segment: segment) }
-                        }
+                        body(span, Int32(i), xs[i] + dx, ys[i], xs[i + 1] + dx, ys[i + 1])
                         i += 1
                     }
                 }
             }
         }
-        return out
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RouteTiles
+import Testing
 
 /// Random writes through two servers' syncs over one store (two connections to it, as two replicas have), then
 /// checks that both serve exactly the tiles of one tiler over the store's routes, in their order.
@@ -11,6 +12,17 @@ enum StoreConvergence {
     }
 
     static let options = Sample.options(maxZoom: 15)
+
+    /// `run`s over two connections to one store, expects the replicas to agree on more than 60 tiles, then closes
+    /// both connections.
+    static func expectConvergence(_ storeA: any RouteStore, _ storeB: any RouteStore, seed: UInt64,
+                                  sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let outcome = try await run(storeA, storeB, seed: seed)
+        #expect(outcome.mismatches.isEmpty, "\(outcome.mismatches.prefix(5))", sourceLocation: sourceLocation)
+        #expect(outcome.tilesCompared > 60, sourceLocation: sourceLocation)
+        await storeA.close()
+        await storeB.close()
+    }
 
     static func run(_ storeA: any RouteStore, _ storeB: any RouteStore, seed: UInt64, steps: Int = 60) async throws -> Outcome {
         let (a, _) = try await LiveRouteSync.open(store: storeA, options: options)
