@@ -78,7 +78,7 @@ public final class TileService<Bytes: TileBytes>: Sendable {
         let gzip: [UInt8]
         switch backend {
         case let .live(sync):
-            guard let mvt = sync.routes.snapshot.tile(z: id.z, x: id.x, y: id.y) else { return .empty }
+            guard let mvt = try sync.routes.snapshot.tile(z: id.z, x: id.x, y: id.y) else { return .empty }
             gzip = try compressors.compress(mvt)
         case let .tileset(source):
             guard let stored = try source.gzipTile(id), !stored.isEmpty else { return .empty }
