@@ -9,13 +9,22 @@ import Synchronization
 /// every core busy when one part of the world is dense, and bounds memory to a few tiles' spans per zoom.
 /// A tile's bytes depend on its spans alone, so the output is the same at any thread count.
 public struct PyramidBuilder: Sendable {
+    /// The routes to cut, indexed, with the tiling options that decide the zoom range.
     public let tiler: RouteTiler
+    /// The number of worker threads (at least 1).
     public var threads: Int
+    /// The gzip level of the tiles written (see ``GzipCompressor/init(level:)``).
     public var compressionLevel: Int32
     /// The part of the pyramid to build, for one shard of a sharded build; nil for all of it. The tiler then needs
     /// only the routes the shard needs (`PyramidShard.needs`).
     public var shard: PyramidShard?
 
+    /// A builder for the pyramid of `tiler`.
+    /// - Parameters:
+    ///   - tiler: The routes to cut and the tiling options.
+    ///   - threads: Worker threads; one per active core by default.
+    ///   - compressionLevel: The gzip level of the tiles written.
+    ///   - shard: The shard to build in a sharded build, or nil for the whole pyramid.
     public init(tiler: RouteTiler, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
                 compressionLevel: Int32 = GzipCompressor.defaultLevel, shard: PyramidShard? = nil) {
         self.tiler = tiler

@@ -3,9 +3,13 @@ import Foundation
 /// Shard `index` of a `ShardPlan`: which tiles it writes, which subtrees the pyramid builder descends into for
 /// it, and which routes it must hold.
 public struct PyramidShard: Sendable, Equatable, CustomStringConvertible {
+    /// The plan this shard is part of.
     public let plan: ShardPlan
+    /// The shard's number, in `0..<plan.count`.
     public let index: Int
 
+    /// Shard `index` of `plan`.
+    /// - Throws: ``ShardPlanError`` when `index` is not in `0..<plan.count`.
     public init(plan: ShardPlan, index: Int) throws {
         guard (0..<plan.count).contains(index) else {
             throw ShardPlanError("shard \(index) is not one of 0..<\(plan.count)")
@@ -65,6 +69,7 @@ public struct PyramidShard: Sendable, Equatable, CustomStringConvertible {
         return false
     }
 
+    /// The shard as `index/count`, for messages.
     public var description: String { "shard \(index)/\(plan.count)" }
 }
 

@@ -9,7 +9,9 @@ import Foundation
 /// (`ShardSurvey`), so that the runs carry about the same work, not the same area; every shard finds the same plan
 /// from the same input.
 public struct ShardPlan: Sendable, Equatable, CustomStringConvertible {
+    /// The number of shards.
     public let count: Int
+    /// The zoom whose tiles are divided between the shards; shallower tiles belong to shard 0.
     public let splitZoom: Int
     /// Hilbert positions at `splitZoom` where shards 1, 2, … begin; `count − 1` of them, never decreasing.
     public let starts: [UInt64]
@@ -50,6 +52,7 @@ public struct ShardPlan: Sendable, Equatable, CustomStringConvertible {
         return low
     }
 
+    /// The shard count, split zoom and starts, for messages.
     public var description: String {
         "\(count) shards split at zoom \(splitZoom)" + (starts.isEmpty ? "" : ", starting at " + starts.map(String.init).joined(separator: ","))
     }
@@ -57,6 +60,7 @@ public struct ShardPlan: Sendable, Equatable, CustomStringConvertible {
 
 /// A plan that cannot be used, or a shard label that does not parse.
 public struct ShardPlanError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong.
     public let description: String
     init(_ description: String) { self.description = description }
 }

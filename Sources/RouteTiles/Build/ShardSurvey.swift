@@ -4,12 +4,15 @@ import Foundation
 /// agree on with the others: the plan (from the number of points per tile, at a fine zoom), the order of the
 /// layers, and the metadata of the whole tileset.
 public struct ShardSurvey: Sendable {
+    /// The tiling options of the build.
     public let options: TilingOptions
     /// The zoom at which points are counted: the plan's split zoom is never deeper.
     let countingZoom: Int
     /// Points per tile at `countingZoom`, by Hilbert position.
     private var countsPerTile: [UInt64: Int] = [:]
+    /// Positions surveyed so far.
     public private(set) var pointCount = 0
+    /// Routes surveyed so far.
     public private(set) var routeCount = 0
     /// Layer names in the order a route set built from the same routes numbers them (nil first).
     public private(set) var layers: [String?] = [nil]
@@ -19,6 +22,7 @@ public struct ShardSurvey: Sendable {
     /// input worth sharding.
     public static let deepestCountingZoom = 12
 
+    /// An empty survey for a build with `options`.
     public init(options: TilingOptions) {
         self.options = options
         countingZoom = min(options.maxZoom, Self.deepestCountingZoom)

@@ -10,11 +10,13 @@ public final class GzipCompressor {
     private let stream: UnsafeMutablePointer<z_stream>
     /// Where deflate writes before the output is copied into the result, reused across calls.
     private let chunk: UnsafeMutableBufferPointer<UInt8>
+    /// The compression level the stream was created with.
     public let level: Int32
 
     /// The level RouteTiles writes at unless told otherwise: zlib's own default.
     public static let defaultLevel: Int32 = 6
 
+    /// A compressor with its own zlib stream.
     /// - Parameter level: -1 for zlib's default (6), 0 for no compression, 1 (fastest) to 9 (smallest).
     public init(level: Int32 = GzipCompressor.defaultLevel) throws {
         guard (-1...9).contains(level) else { throw GzipError.invalidLevel(level) }

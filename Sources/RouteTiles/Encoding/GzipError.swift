@@ -13,6 +13,7 @@ public enum GzipError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Decompressing would produce more than this many bytes.
     case outputTooLarge(limit: Int)
 
+    /// A sentence that says what failed.
     public var description: String {
         switch self {
         case let .invalidLevel(level):

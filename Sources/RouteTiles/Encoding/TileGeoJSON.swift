@@ -2,9 +2,9 @@ import Foundation
 
 /// A decoded tile as a GeoJSON FeatureCollection in lon/lat, for `routetiles inspect` and for comparisons with
 /// other decoders.
-public enum TileGeoJSON {
+package enum TileGeoJSON {
     /// Positions of a tile point: tile units → map points → lon/lat, rounded to 1e-7°.
-    public static func coordinate(_ p: TilePoint, tile: TileID, extent: UInt32) -> Coordinate {
+    package static func coordinate(_ p: TilePoint, tile: TileID, extent: UInt32) -> Coordinate {
         let size = WebMercator.tileSize(zoom: tile.z)
         let scale = size / Double(extent)
         let c = WebMercator.unproject(MapPoint(x: Double(tile.x) * size + Double(p.x) * scale,
@@ -14,7 +14,7 @@ public enum TileGeoJSON {
 
     /// GeoJSON text of every feature of `tile` (or of one layer): each feature with its `id`, its properties, and a
     /// `layer` member naming its layer.
-    public static func featureCollection(_ decoded: DecodedTile, tile: TileID, layer: String? = nil) -> [UInt8] {
+    package static func featureCollection(_ decoded: DecodedTile, tile: TileID, layer: String? = nil) -> [UInt8] {
         var features: [[String: Any]] = []
         for l in decoded.layers where layer == nil || l.name == layer {
             for f in l.features {

@@ -4,8 +4,11 @@
 /// each distinct key and each distinct typed value stored once. `VectorTileBuilder` assembles finished layers into a
 /// tile.
 public struct VectorLayerBuilder: Sendable {
+    /// The layer's name.
     public private(set) var name: String
+    /// The layer's extent: the tile's width and height in tile coordinates.
     public private(set) var extent: UInt32
+    /// Features added so far.
     public private(set) var featureCount: Int = 0
 
     /// Encoded `features` fields (key, length, Feature message), in the order added.
@@ -30,11 +33,16 @@ public struct VectorLayerBuilder: Sendable {
     /// Key and value indexes of the feature being added, alternating.
     private var tagScratch: [UInt32] = []
 
+    /// An empty layer.
+    /// - Parameters:
+    ///   - name: The layer's name, unique within a tile.
+    ///   - extent: The size of the tile in tile coordinates (4096 unless the tiling options say otherwise).
     public init(name: String, extent: UInt32 = 4096) {
         self.name = name
         self.extent = extent
     }
 
+    /// Whether no feature has been added; ``VectorTileBuilder`` leaves empty layers out.
     public var isEmpty: Bool { featureCount == 0 }
 
     /// The number of distinct keys and values so far.

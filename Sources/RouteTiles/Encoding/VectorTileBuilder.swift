@@ -2,6 +2,7 @@
 public struct VectorTileBuilder: Sendable {
     private var layers: [VectorLayerBuilder] = []
 
+    /// An empty tile.
     public init() {}
 
     /// Adds a layer to the tile. A layer without features is left out: the tile would only carry its name.

@@ -4,6 +4,10 @@
 /// lengths past the end, wrong wire types, tag indexes out of range, odd tag counts, broken geometry commands, invalid
 /// UTF-8 — throws a `VectorTileDecodingError`; work is bounded by the input size.
 public enum VectorTileDecoder {
+    /// Decodes the uncompressed bytes of a vector tile.
+    /// - Parameter bytes: An MVT protobuf message (gunzip stored tiles first, with ``Gzip/decompress(_:limit:)``).
+    /// - Returns: The tile's layers, features, properties and geometry.
+    /// - Throws: ``VectorTileDecodingError`` when the bytes are not a well-formed tile.
     public static func decode(_ bytes: [UInt8]) throws -> DecodedTile {
         var reader = ProtobufReader(bytes)
         var tile = DecodedTile()

@@ -5,11 +5,13 @@ public struct VectorTileDecodingError: Error, CustomStringConvertible, Sendable,
     /// What is wrong, with the layer and feature it is in when known: `layer 0: feature 3: odd number of tags (5)`.
     public var message: String
 
+    /// An error at byte `offset` of the tile.
     public init(offset: Int, message: String) {
         self.offset = offset
         self.message = message
     }
 
+    /// The offset and the message, as one sentence.
     public var description: String { "invalid vector tile at byte \(offset): \(message)" }
 
     /// The same error, its message prefixed with where it happened.

@@ -6,6 +6,7 @@ public enum VectorTileRuleError: Error, CustomStringConvertible, Sendable, Equat
     /// Two layers of one tile have this name (MVT 2.1, section 4.1).
     case repeatedLayerName(String)
 
+    /// A sentence that names the rule broken and the key or layer name.
     public var description: String {
         switch self {
         case let .repeatedKey(key):

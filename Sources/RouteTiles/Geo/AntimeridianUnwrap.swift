@@ -1,8 +1,8 @@
 /// Makes a line's longitudes continuous: where two consecutive positions are more than 180° apart, the line is
 /// taken the short way across ±180°, by shifting the rest of the line a whole turn. The result may leave ±180°
 /// (a flight from Tokyo to Los Angeles runs on to 241.6°E); the projection and the tiler handle that.
-public enum AntimeridianUnwrap {
-    public static func unwrapped(_ line: [Coordinate]) -> [Coordinate] {
+enum AntimeridianUnwrap {
+    static func unwrapped(_ line: [Coordinate]) -> [Coordinate] {
         guard var previous = line.first?.longitude else { return line }
         var result = line
         var offset = 0.0

@@ -3,13 +3,15 @@ import Foundation
 /// Adds positions along the geodesics between a line's positions, adaptively: a segment is halved until its
 /// straight map-space chord stays within `tolerance` map points of the geodesic at its quarter, half and
 /// three-quarter points. Output longitudes continue across ±180° without a jump (unwrapped).
-public enum GeodesicDensifier {
+@usableFromInline
+enum GeodesicDensifier {
     /// Half a tile unit at zoom 14 with a 4096 extent, in map points.
-    public static let defaultTolerance = 2.0
+    @usableFromInline
+    static let defaultTolerance = 2.0
     /// No segment is halved more than this many times (2^20 pieces).
     static let maximumDepth = 20
 
-    public static func densified(_ line: [Coordinate], tolerance: Double = defaultTolerance) -> [Coordinate] {
+    static func densified(_ line: [Coordinate], tolerance: Double = defaultTolerance) -> [Coordinate] {
         guard line.count >= 2 else { return line }
         var output: [Coordinate] = [line[0]]
         output.reserveCapacity(line.count * 2)

@@ -1,16 +1,16 @@
 import Foundation
 
 /// Distances on the WGS84 ellipsoid.
-public enum GeodesicDistance {
-    public static let semiMajorAxis = 6_378_137.0
-    public static let flattening = 1 / 298.257223563
+enum GeodesicDistance {
+    static let semiMajorAxis = 6_378_137.0
+    static let flattening = 1 / 298.257223563
     @usableFromInline static let semiMinorAxis = semiMajorAxis * (1 - flattening)
 
     /// The ellipsoidal distance in metres between two positions, by Vincenty's inverse formula (accurate to well
     /// under a millimetre). The longitude difference is taken the short way, so unwrapped longitudes work. For the
     /// nearly antipodal pairs where the iteration does not converge, the answer falls back to the spherical
     /// distance on the mean radius, which errs by at most about 0.5%.
-    public static func metres(_ p: Coordinate, _ q: Coordinate) -> Double {
+    static func metres(_ p: Coordinate, _ q: Coordinate) -> Double {
         if p == q { return 0 }
         if let short = shortSegmentMetres(p, q) { return short }
         return vincentyMetres(p, q)
@@ -41,7 +41,7 @@ public enum GeodesicDistance {
     }
 
     /// Vincenty's inverse formula; see `metres`.
-    public static func vincentyMetres(_ p: Coordinate, _ q: Coordinate) -> Double {
+    static func vincentyMetres(_ p: Coordinate, _ q: Coordinate) -> Double {
         if p == q { return 0 }
         let rad = Double.pi / 180
         var dLon = (q.longitude - p.longitude).truncatingRemainder(dividingBy: 360)
@@ -91,7 +91,7 @@ public enum GeodesicDistance {
     }
 
     /// Great-circle distance on a sphere of the WGS84 mean radius (haversine).
-    public static func sphericalMetres(_ p: Coordinate, _ q: Coordinate) -> Double {
+    static func sphericalMetres(_ p: Coordinate, _ q: Coordinate) -> Double {
         let rad = Double.pi / 180
         let meanRadius = (2 * semiMajorAxis + semiMinorAxis) / 3
         let dLat = (q.latitude - p.latitude) * rad

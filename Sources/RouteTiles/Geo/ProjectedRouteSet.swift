@@ -5,41 +5,44 @@
 /// `lineStarts[l] ..< lineStarts[l + 1]`; segment `i` joins vertex `i` to vertex `i + 1` of the same line.
 public struct ProjectedRouteSet: Sendable {
     /// What the tiler needs to know of a route besides its geometry.
-    public struct RouteInfo: Sendable {
+    package struct RouteInfo: Sendable {
         /// The stable feature id: the same in every tile and zoom.
-        public var featureID: UInt64
-        public var properties: [Property]
+        package var featureID: UInt64
+        package var properties: [Property]
         /// The ellipsoidal length of all the route's lines, in metres.
-        public var lengthMetres: Double
+        package var lengthMetres: Double
         /// The route's lines: `firstLine ..< firstLine + lineCount`.
-        public var firstLine: Int
-        public var lineCount: Int
+        package var firstLine: Int
+        package var lineCount: Int
         /// Index into `layers`: 0 is the tiling options' layer.
-        public var layer: Int = 0
+        package var layer: Int = 0
         /// Drawn as points: each line holds one position twice (a zero-length segment), which the cutter writes
         /// as one point.
-        public var isPoint: Bool = false
+        package var isPoint: Bool = false
     }
 
     /// Map-point x and y per vertex. Shared between a set and the sets appended to it (see `SharedColumn`).
-    public internal(set) var xs = SharedColumn<Double>()
-    public internal(set) var ys = SharedColumn<Double>()
+    package internal(set) var xs = SharedColumn<Double>()
+    package internal(set) var ys = SharedColumn<Double>()
     /// Distance along the route from its first position, in metres, per vertex (continuing across its lines).
-    public internal(set) var distances = SharedColumn<Double>()
-    public internal(set) var lineStarts: [Int] = [0]
-    public internal(set) var lineRoute: [Int32] = []
+    package internal(set) var distances = SharedColumn<Double>()
+    package internal(set) var lineStarts: [Int] = [0]
+    package internal(set) var lineRoute: [Int32] = []
     /// Per route, in input order: its feature id, properties, layer, kind and length (`lineRoute` indexes it).
-    public internal(set) var routeInfos: [RouteInfo] = []
+    package internal(set) var routeInfos: [RouteInfo] = []
     /// The layer names routes asked for, by `RouteInfo.layer`; nil (always first) is the tiling options' layer.
-    public internal(set) var layers: [String?] = [nil]
+    package internal(set) var layers: [String?] = [nil]
     /// The map-point bounds of every vertex (x may leave `0..<worldSize` for routes across the antimeridian).
     public internal(set) var bounds: MapRect = .empty
     /// Bounds in lon/lat: west, south, east, north (west/east are −180/180 when a route crosses the antimeridian).
     public internal(set) var geographicBounds: BoundingBox?
 
+    /// The number of lines (route parts of at least two positions) in the set.
     public var lineCount: Int { lineRoute.count }
+    /// The number of projected vertices in the set, after geodesic densification.
     public var pointCount: Int { xs.count }
 
+    /// An empty set.
     public init() {}
 
     /// Projects routes in order. Route `i` gets feature id from its numeric id as it is, else a stable 64-bit hash
@@ -67,7 +70,7 @@ public struct ProjectedRouteSet: Sendable {
 
     /// Adds a route already drawn as `lines` (`drawnLines(of:geodesicTolerance:)`), for a caller that looked at
     /// them first.
-    public mutating func add(_ route: Route, index: Int, lines: [[Coordinate]]) {
+    package mutating func add(_ route: Route, index: Int, lines: [[Coordinate]]) {
         let firstLine = lineRoute.count
         var travelled = 0.0
         let isPoint = route.kind == .point
@@ -120,7 +123,7 @@ public struct ProjectedRouteSet: Sendable {
     /// An empty set whose layers are already `layers` (nil first, then names), in that order: a set that will hold
     /// only some of the routes of another numbers their layers as that one does, so its tiles hold the layers in the
     /// same order.
-    public init(layers: [String?]) {
+    package init(layers: [String?]) {
         if let first = layers.first, first == nil {
             self.layers = layers
         } else {
@@ -143,7 +146,7 @@ public struct ProjectedRouteSet: Sendable {
     }
 
     /// The stable feature id of a route: see `init(routes:)`.
-    public static func featureID(for id: RouteID?, index: Int) -> UInt64 {
+    package static func featureID(for id: RouteID?, index: Int) -> UInt64 {
         switch id {
         case let .number(n)?: return n
         case let .string(s)?: return FNV1a.hash(s)
@@ -151,5 +154,5 @@ public struct ProjectedRouteSet: Sendable {
         }
     }
 
-    @inlinable public func point(_ i: Int) -> MapPoint { MapPoint(x: xs[i], y: ys[i]) }
+    func point(_ i: Int) -> MapPoint { MapPoint(x: xs[i], y: ys[i]) }
 }

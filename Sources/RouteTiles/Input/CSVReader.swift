@@ -11,8 +11,8 @@ import Foundation
 /// Errors name the line and the field number (1-based) as the column. With `ReadOptions.skipInvalid`, a bad row
 /// drops its route (reported once in `ReadResult.invalid`); a row with the wrong number of fields is dropped alone,
 /// since its columns cannot be trusted. Unterminated quotes always throw.
-public enum CSVReader {
-    public static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
+enum CSVReader {
+    static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
         try bytes.withUnsafeBufferPointer { buffer throws(InputError) -> ReadResult in
             var reader = CSVRouteReader(scanner: CSVRecordScanner(bytes: buffer, file: file), options: options)
             return try reader.read()

@@ -7,11 +7,11 @@
 /// `type`, `modifier`, `instruction` and `bearing` (degrees clockwise from north). Routes carry no id: feature ids
 /// are their order in the response. Errors name the JSON path of the bad member; a bad route stops the read, or,
 /// with `--skip-invalid`, is left out with its steps and maneuvers and counted.
-public enum DirectionsReader {
-    public static let stepsLayer = "steps"
-    public static let maneuversLayer = "maneuvers"
+package enum DirectionsReader {
+    package static let stepsLayer = "steps"
+    package static let maneuversLayer = "maneuvers"
 
-    public static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
+    package static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
         let document: JSONValue = try bytes.withUnsafeBufferPointer { buffer throws -> JSONValue in
             var scanner = JSONScanner(bytes: buffer)
             do {

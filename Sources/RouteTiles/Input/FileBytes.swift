@@ -7,9 +7,9 @@ import Darwin
 #endif
 
 /// Reads whole files with POSIX calls, so that a failure carries the system's reason ("No such file or directory").
-public enum FileBytes {
+package enum FileBytes {
     /// The whole file, or an error saying why it cannot be read.
-    public static func contents(atPath path: String) throws(InputError) -> [UInt8] {
+    package static func contents(atPath path: String) throws(InputError) -> [UInt8] {
         func failure() -> InputError {
             let reason = String(cString: strerror(errno))
             return InputError(file: path, message: "cannot read file: \(reason)")

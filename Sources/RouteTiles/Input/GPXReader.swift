@@ -8,12 +8,12 @@
 /// left with none is skipped; both are counted in `ReadResult.skippedGeometries`. Errors carry line and column; a
 /// track, route or waypoint with a point whose coordinates are missing or out of range is invalid (skipped whole
 /// with `--skip-invalid`). XML that is not well formed stops the read whatever the options.
-public enum GPXReader {
+package enum GPXReader {
     /// The vector tile layer of waypoints.
-    public static let waypointsLayer = "waypoints"
+    package static let waypointsLayer = "waypoints"
 
     /// Reads GPX held in memory (an HTTP body).
-    public static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
+    package static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
         var reader = GPXDocumentReader(file: file, options: options)
         _ = try bytes.withUnsafeBufferPointer { try reader.consume($0, base: 0, isFinal: true) }
         return reader.result
@@ -21,7 +21,7 @@ public enum GPXReader {
 
     /// Reads a GPX file as a stream: in chunks of `chunkSize` bytes, holding one chunk and the token that crosses
     /// its end, never the whole file.
-    public static func read(path: String, options: ReadOptions, chunkSize: Int = 1 << 20) throws -> ReadResult {
+    package static func read(path: String, options: ReadOptions, chunkSize: Int = 1 << 20) throws -> ReadResult {
         let input = try ChunkedInput(path: path, chunkSize: chunkSize)
         var reader = GPXDocumentReader(file: path, options: options)
         var window: [UInt8] = []

@@ -7,8 +7,8 @@
 ///
 /// JSON syntax errors always throw, with line and column. A malformed feature throws with its index, or with
 /// `ReadOptions.skipInvalid` is left out and reported in `ReadResult.invalid`.
-public enum GeoJSONReader {
-    public static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
+package enum GeoJSONReader {
+    package static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
         try bytes.withUnsafeBufferPointer { buffer throws -> ReadResult in
             var reader = GeoJSONDocumentReader(bytes: buffer, file: file, options: options)
             do {
@@ -23,7 +23,7 @@ public enum GeoJSONReader {
     /// features are read, when the document says it is a FeatureCollection before its `features` (the usual order);
     /// otherwise in one batch at the end. Counts of skipped and invalid features come with the batch they fell in.
     /// A syntax error further on still throws, after the batches before it were handed over.
-    public static func forEachBatch(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ReadOptions,
+    package static func forEachBatch(_ bytes: UnsafeBufferPointer<UInt8>, file: String, options: ReadOptions,
                                     batchPoints: Int = 1 << 16, _ body: (ReadResult) throws -> Void) throws {
         try withoutActuallyEscaping(body) { body in
             var reader = GeoJSONDocumentReader(bytes: bytes, file: file, options: options)

@@ -3,16 +3,16 @@
 ///
 /// Each record is read as a GeoJSON document; its errors name the line the record starts on (and the column, when
 /// the record is one line). Blank records are ignored.
-public enum GeoJSONSeqReader {
+enum GeoJSONSeqReader {
     /// Streams the file at `path`.
-    public static func read(path: String, options: ReadOptions) throws -> ReadResult {
+    static func read(path: String, options: ReadOptions) throws -> ReadResult {
         var result = ReadResult()
         try forEachRecord(path: path, options: options) { result.append($0) }
         return result
     }
 
     /// Streams the file at `path`, handing `body` what each record yields; nothing is kept between records.
-    public static func forEachRecord(path: String, options: ReadOptions,
+    static func forEachRecord(path: String, options: ReadOptions,
                                      _ body: (ReadResult) throws -> Void) throws {
         let input = try ChunkedInput(path: path)
         try input.forEachRecord { record, line in
@@ -26,7 +26,7 @@ public enum GeoJSONSeqReader {
     }
 
     /// Reads a sequence held in memory.
-    public static func read(bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
+    static func read(bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
         var result = ReadResult()
         var line = 1, start = 0, recordLine = 1
         for index in bytes.indices where bytes[index] == 0x0A || bytes[index] == 0x1E {

@@ -1,11 +1,14 @@
 /// The route file formats RouteTiles reads.
 public enum InputFormat: String, Sendable, CaseIterable {
+    /// A GeoJSON Feature, FeatureCollection or geometry.
     case geojson
+    /// Comma-separated positions, one per row, grouped into routes by a route column.
     case csv
     /// Encoded polylines, one per line, optionally `id<TAB>polyline`.
     case polyline
     /// A Google Directions, OSRM route or Valhalla route response (JSON).
     case directions
+    /// GPX tracks and routes.
     case gpx
     /// GeoJSON text sequences (RFC 8142) or newline-delimited GeoJSON.
     case geojsonseq

@@ -3,17 +3,17 @@
 /// Each value is the zigzag-encoded delta from the previous one, rounded to `10^-precision` degrees, written in
 /// 5-bit groups from least significant, each group plus 63 as one ASCII character, with 0x20 set on all but the
 /// last. Positions are latitude first. Deltas are accumulated in 64 bits, so no input overflows.
-public enum PolylineCodec {
+package enum PolylineCodec {
     /// What is wrong with an encoded polyline, at a 0-based character offset.
-    public struct DecodingError: Error, Equatable, Sendable {
-        public var offset: Int
-        public var message: String
+    package struct DecodingError: Error, Equatable, Sendable {
+        package var offset: Int
+        package var message: String
     }
 
     /// The positions of `text` (bytes of the polyline). Throws on a character outside `?`...`~`, on a value longer
     /// than a 64-bit number, on a polyline ending inside a value or after a latitude without its longitude, and on
     /// a position outside the coordinate limits.
-    public static func decode<C: Collection>(_ text: C, precision: Int = 5) throws(DecodingError) -> [Coordinate]
+    package static func decode<C: Collection>(_ text: C, precision: Int = 5) throws(DecodingError) -> [Coordinate]
     where C.Element == UInt8 {
         let scale = power(precision)
         var result: [Coordinate] = []
@@ -63,7 +63,7 @@ public enum PolylineCodec {
     }
 
     /// The encoded polyline of `coordinates`, each rounded to `10^-precision` degrees.
-    public static func encode(_ coordinates: [Coordinate], precision: Int = 5) -> String {
+    package static func encode(_ coordinates: [Coordinate], precision: Int = 5) -> String {
         let scale = power(precision)
         var output: [UInt8] = []
         output.reserveCapacity(coordinates.count * 8)

@@ -2,8 +2,8 @@
 ///
 /// Routes without an id get none (the tiler numbers them by input order). Errors name the line and, for a bad polyline, the
 /// column of the offending character. `ReadOptions.precision` sets the precision (5 unless told).
-public enum PolylineReader {
-    public static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
+enum PolylineReader {
+    static func read(_ bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
         var result = ReadResult()
         var lineNumber = 0
         var start = 0

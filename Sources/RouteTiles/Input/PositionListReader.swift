@@ -1,7 +1,7 @@
 /// Reads the points appended to a live route: a JSON array of `[longitude, latitude]` positions, as in a GeoJSON
 /// LineString's `coordinates` (one position is enough). Extra numbers (altitude) are dropped.
-public enum PositionListReader {
-    public static func read(_ bytes: [UInt8], file: String) throws -> [Coordinate] {
+package enum PositionListReader {
+    package static func read(_ bytes: [UInt8], file: String) throws -> [Coordinate] {
         try bytes.withUnsafeBufferPointer { buffer throws -> [Coordinate] in
             var scanner = JSONScanner(bytes: buffer)
             let nested: NestedCoordinates

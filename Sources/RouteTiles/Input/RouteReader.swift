@@ -14,6 +14,7 @@ public struct ReadOptions: Sendable {
     /// Mark every route read as geodesic (`--geodesic`).
     public var geodesic: Bool = false
 
+    /// Options with the given values; every default reads strictly, as the command line does without flags.
     public init(skipInvalid: Bool = false, latColumn: String? = nil, lonColumn: String? = nil,
                 routeColumn: String? = nil, precision: Int = 5, geodesic: Bool = false) {
         self.skipInvalid = skipInvalid
@@ -27,12 +28,14 @@ public struct ReadOptions: Sendable {
 
 /// The routes read from one or more files, with what was left out.
 public struct ReadResult: Sendable {
+    /// The routes read, in input order.
     public var routes: [Route]
     /// Features that are not lines, counted by geometry type (`"Point"`, `"Polygon"`, `"null"`, …).
     public var skippedGeometries: [String: Int]
     /// The errors of the features or routes left out under `ReadOptions.skipInvalid`, one each.
     public var invalid: [InputError]
 
+    /// A result with the given routes and omissions; empty by default.
     public init(routes: [Route] = [], skippedGeometries: [String: Int] = [:], invalid: [InputError] = []) {
         self.routes = routes
         self.skippedGeometries = skippedGeometries
@@ -104,7 +107,7 @@ public enum RouteReader {
 
     /// The message when the format cannot be told from the name or the content. The library has no flags: a
     /// caller that can be told the format (the CLI's `--format`) adds how.
-    public static let undetectedFormat = "cannot tell the format: not GeoJSON, a GeoJSON sequence, directions JSON, "
+    package static let undetectedFormat = "cannot tell the format: not GeoJSON, a GeoJSON sequence, directions JSON, "
         + "GPX, encoded polylines, nor CSV with latitude and longitude columns; name the file by its format"
 
     /// Reads routes from bytes in memory (an HTTP body), in `format` or else the format found from `name`'s

@@ -2,14 +2,14 @@ import Foundation
 
 /// A list of tiles, one `z/x/y` per line (the expire log the server writes); blank lines and lines starting with
 /// `#` are skipped, a trailing `.mvt`/`.pbf` is allowed. Errors name the file, the line and the column.
-public enum TileListFile {
+package enum TileListFile {
     /// Reads the list at `path`: a file, or a pipe such as `/dev/stdin` or a shell's `<(…)`.
-    public static func read(path: String) throws -> [TileID] {
+    package static func read(path: String) throws -> [TileID] {
         let bytes = try FileBytes.contents(atPath: path)
         return try parse(String(decoding: bytes, as: UTF8.self), file: path)
     }
 
-    public static func parse(_ text: String, file: String) throws -> [TileID] {
+    package static func parse(_ text: String, file: String) throws -> [TileID] {
         var tiles: [TileID] = []
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         for (index, line) in lines.enumerated() {

@@ -14,9 +14,12 @@ import Synchronization
 public final class LiveRouteSet: Sendable {
     /// One generation of the routes, ready to cut tiles.
     public struct Snapshot: Sendable {
-        public let tilers: RouteTilerSet
+        let tilers: RouteTilerSet
+        /// The generation this snapshot shows; every change makes a greater one.
         public let generation: UInt64
+        /// The number of routes in the snapshot.
         public let routeCount: Int
+        /// The number of projected vertices of all the routes.
         public let pointCount: Int
 
         /// The uncompressed MVT of one tile, or nil when no route has a feature in it; `TileAddressError` when z/x/y
@@ -74,6 +77,7 @@ public final class LiveRouteSet: Sendable {
         var nextNumber: UInt64 = 0
     }
 
+    /// How the routes are cut into tiles.
     public let options: TilingOptions
     /// The routes and their covers; only writers touch it, one at a time.
     private let state: Mutex<State>
@@ -128,7 +132,7 @@ public final class LiveRouteSet: Sendable {
     /// lock only to read a route's tiler and to store its cover. Meant for a background thread: writes that need a
     /// cover not yet found find it themselves. Returns how many covers it found.
     @discardableResult
-    public func fillCovers(while going: () -> Bool = { true }) -> Int {
+    package func fillCovers(while going: () -> Bool = { true }) -> Int {
         var found = 0
         for key in keys where going() {
             guard let tiler = state.withLock({ state in state.entries[key].flatMap { $0.cover == nil ? $0.tiler : nil } }) else {
@@ -147,7 +151,7 @@ public final class LiveRouteSet: Sendable {
     }
 
     /// How many routes have no cover yet (for `/health` and tests).
-    public var routesWithoutCover: Int { state.withLock { $0.entries.values.filter { $0.cover == nil }.count } }
+    package var routesWithoutCover: Int { state.withLock { $0.entries.values.filter { $0.cover == nil }.count } }
 
     /// The current generation.
     public var snapshot: Snapshot { current.withLock { $0 } }
@@ -157,7 +161,7 @@ public final class LiveRouteSet: Sendable {
 
     /// Every route with its key, in feature order, without its positions (`parts` empty; the store keeps them),
     /// and the generation they make up: read at one moment.
-    public var keyedRoutesWithoutPositions: (generation: UInt64, routes: [(key: String, route: Route)]) {
+    package var keyedRoutesWithoutPositions: (generation: UInt64, routes: [(key: String, route: Route)]) {
         state.withLock { state in
             let routes = state.order.compactMap { key in state.entries[key].map { (key: key, route: $0.header) } }
             // Snapshots are published under this lock, so the generation read here is that of these routes.
@@ -166,10 +170,10 @@ public final class LiveRouteSet: Sendable {
     }
 
     /// The route stored under `key`, without its positions (`parts` empty; the store keeps them).
-    public func routeWithoutPositions(_ key: String) -> Route? { state.withLock { $0.entries[key]?.header } }
+    package func routeWithoutPositions(_ key: String) -> Route? { state.withLock { $0.entries[key]?.header } }
 
     /// The number of positions of the route stored under `key`.
-    public func pointCount(of key: String) -> Int? { state.withLock { $0.entries[key]?.pointCount } }
+    package func pointCount(of key: String) -> Int? { state.withLock { $0.entries[key]?.pointCount } }
 
     /// The text form of a route id: the key under which it is stored and addressed (`/routes/{key}`).
     public static func key(for id: RouteID) -> String {

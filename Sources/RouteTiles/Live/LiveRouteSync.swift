@@ -18,14 +18,20 @@ import Synchronization
 /// - **Bad rows** (a geometry that is not a line, out-of-range coordinates) are reported, counted and skipped:
 ///   the route is not served, on every replica alike, and the feed goes on.
 public final class LiveRouteSync: Sendable {
+    /// The routes this server serves, kept in step with the store.
     public let routes: LiveRouteSet
+    /// The store that holds the routes and their change feed.
     public let store: any RouteStore
 
     /// What one application did: the change to the routes, the sequences it covered, and the rows skipped.
     public struct Applied: Sendable {
+        /// What the routes did: the keys changed and the tiles invalidated.
         public var change: LiveRouteSet.Change
+        /// The store sequences applied.
         public var sequences: ClosedRange<Int64>
+        /// The number of changes of the feed applied.
         public var changeCount: Int
+        /// Rows that did not make a route, skipped.
         public var badRows: [RouteRowProblem]
         /// From the first call to the store to the new snapshot.
         public var duration: Duration = .zero
@@ -37,7 +43,9 @@ public final class LiveRouteSync: Sendable {
         case applied(change: LiveRouteSet.Change, keys: [String], sequences: ClosedRange<Int64>?)
         /// Committed, but applying it here failed (the store went away after the commit); the feed brings it later.
         case committedNotApplied(keys: [String], sequences: ClosedRange<Int64>?, error: String)
+        /// No route is stored under `key`: nothing was written.
         case notFound(key: String)
+        /// An append to a route of points: nothing was written.
         case notALine(key: String)
     }
 
@@ -49,9 +57,11 @@ public final class LiveRouteSync: Sendable {
         public var newest: Int64
         /// Whether the last call to the store succeeded.
         public var reachable: Bool
+        /// The last store error, if the last call failed.
         public var lastError: String?
         /// How many times the store was reached again after failing.
         public var reconnects: Int
+        /// Rows skipped because they did not make a route, since the start.
         public var badRows: Int
     }
 
@@ -78,6 +88,7 @@ public final class LiveRouteSync: Sendable {
         /// The first successful call to the store after failed ones.
         public var reconnected: @Sendable () -> Void
 
+        /// An observer made of the three callbacks.
         public init(applied: @escaping @Sendable (Applied) -> Void, storeError: @escaping @Sendable (String) -> Void,
                     reconnected: @escaping @Sendable () -> Void = {}) {
             self.applied = applied
@@ -134,6 +145,7 @@ public final class LiveRouteSync: Sendable {
         for observer in observers.withLock({ $0 }) { observer.storeError(message) }
     }
 
+    /// How far this server is now.
     public var status: Status { state.withLock { $0.status } }
 
     /// The version of the route stored under `key`, as this server holds it.

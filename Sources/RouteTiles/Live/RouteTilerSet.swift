@@ -3,17 +3,17 @@
 ///
 /// A packed R-tree over the tilers' extents finds the routes a tile may hold, so a tile's cost still follows what
 /// lies in it; building the set costs the number of routes, not their points.
-public struct RouteTilerSet: Sendable {
-    public let options: TilingOptions
-    public let tilers: [RouteTiler]
+struct RouteTilerSet: Sendable {
+    let options: TilingOptions
+    let tilers: [RouteTiler]
     private let tree: PackedBoxTree
     /// The layers of all tilers, in order of first appearance, the options' layer first (as one tiler over all the
     /// routes names them).
-    public let layerNames: [String]
+    let layerNames: [String]
     /// Per tiler, the index in `layerNames` of each of its own layers.
     private let layerMaps: [[Int]]
 
-    public init(_ tilers: [RouteTiler], options: TilingOptions) {
+    init(_ tilers: [RouteTiler], options: TilingOptions) {
         self.options = options
         self.tilers = tilers
         tree = PackedBoxTree(tilers.map(\.extent))
@@ -28,13 +28,13 @@ public struct RouteTilerSet: Sendable {
         layerNames = names
     }
 
-    public var routeCount: Int { tilers.reduce(0) { $0 + $1.projected.routeInfos.count } }
-    public var pointCount: Int { tilers.reduce(0) { $0 + $1.projected.pointCount } }
+    var routeCount: Int { tilers.reduce(0) { $0 + $1.projected.routeInfos.count } }
+    var pointCount: Int { tilers.reduce(0) { $0 + $1.projected.pointCount } }
 
     /// The uncompressed MVT of one tile, or nil when no route has a feature in it.
     ///
     /// - Throws: `TileAddressError` when z/x/y names no tile.
-    public func tile(z: Int, x: Int, y: Int) throws(TileAddressError) -> [UInt8]? {
+    func tile(z: Int, x: Int, y: Int) throws(TileAddressError) -> [UInt8]? {
         let id = TileID(z: z, x: x, y: y)
         guard id.isValid else { throw TileAddressError(tile: id) }
         let box = WebMercator.bounds(of: id, extent: options.extent, buffer: options.buffer)
@@ -62,7 +62,7 @@ public struct RouteTilerSet: Sendable {
     }
 
     /// The metadata of the tiles of all the routes.
-    public func metadata(name: String) -> TilesetMetadata {
+    func metadata(name: String) -> TilesetMetadata {
         TilesetMetadata(name: name, options: options, routeSets: tilers.map(\.projected))
     }
 }

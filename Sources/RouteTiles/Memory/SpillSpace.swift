@@ -24,14 +24,14 @@ import Synchronization
 /// point it at a disk (`--temp-dir`) when the data is larger than the memory to spare.
 ///
 /// Columns pick up the space bound as `SpillSpace.current` (a task-local) while they are allocated.
-public final class SpillSpace: Sendable {
-    @TaskLocal public static var current: SpillSpace?
+package final class SpillSpace: Sendable {
+    @TaskLocal package static var current: SpillSpace?
 
-    public let directory: String
+    package let directory: String
     /// The resident set, in bytes, past which the regions' pages are unmapped.
-    public let budget: Int
+    package let budget: Int
     /// Allocations smaller than this stay in ordinary memory.
-    public static let minimumBytes = 1 << 20
+    package static let minimumBytes = 1 << 20
 
     /// A mapping, by address (raw pointers are not `Sendable`; they are rebuilt only to pass them to the kernel).
     private struct Region {
@@ -56,7 +56,7 @@ public final class SpillSpace: Sendable {
     private let stopSignal = DispatchSemaphore(value: 0)
     private let stopped = DispatchSemaphore(value: 0)
 
-    public init(directory: String, budget: Int) throws {
+    package init(directory: String, budget: Int) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SpillError(message: "temporary folder \(directory) does not exist")
@@ -69,7 +69,7 @@ public final class SpillSpace: Sendable {
     }
 
     /// The system's temporary folder: `TMPDIR`, else `/tmp`.
-    public static var systemDirectory: String {
+    package static var systemDirectory: String {
         var directory = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
         while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
         return directory
@@ -141,7 +141,7 @@ public final class SpillSpace: Sendable {
     }
 
     /// Unmaps the pages of every region from the process; their contents stay in the files.
-    public func trim() {
+    package func trim() {
         state.withLock { state in
             for region in state.regions.values { madvise(region.start, region.length, MADV_DONTNEED) }
             state.trims += 1
@@ -149,23 +149,23 @@ public final class SpillSpace: Sendable {
     }
 
     /// What the space did: for the build's summary and for tests.
-    public struct Report: Sendable {
-        public var trims: Int
-        public var fallbacks: Int
-        public var peakResident: Int
+    package struct Report: Sendable {
+        package var trims: Int
+        package var fallbacks: Int
+        package var peakResident: Int
         /// Bytes in temporary files now, and at most at once.
-        public var spilledBytes: Int
-        public var peakSpilledBytes: Int
+        package var spilledBytes: Int
+        package var peakSpilledBytes: Int
     }
 
-    public var report: Report {
+    package var report: Report {
         state.withLock { Report(trims: $0.trims, fallbacks: $0.fallbacks, peakResident: $0.peakResident, spilledBytes: $0.spilledBytes,
                                    peakSpilledBytes: $0.peakSpilledBytes) }
     }
 
     /// Watches the process's resident set every `interval` seconds from a thread of its own, trimming past the
     /// budget, until `stopWatching`.
-    public func startWatching(interval: Double = 0.005) {
+    package func startWatching(interval: Double = 0.005) {
         let start = state.withLock { state -> Bool in
             defer { state.watching = true }
             return !state.watching
@@ -181,7 +181,7 @@ public final class SpillSpace: Sendable {
         thread.start()
     }
 
-    public func stopWatching() {
+    package func stopWatching() {
         let running = state.withLock { state -> Bool in
             defer { state.watching = false }
             return state.watching
@@ -206,7 +206,7 @@ public final class SpillSpace: Sendable {
 
     /// The process's resident set and the part of it that is mapped files (`/proc/self/statm`'s resident and
     /// shared), in bytes; nil where there is no `/proc`.
-    public static func residentBytes() -> (resident: Int, mapped: Int)? {
+    package static func residentBytes() -> (resident: Int, mapped: Int)? {
         let descriptor = open("/proc/self/statm", O_RDONLY)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -221,7 +221,7 @@ public final class SpillSpace: Sendable {
 }
 
 /// A temporary folder that cannot hold the build's columns.
-public struct SpillError: Error, CustomStringConvertible, Sendable {
-    public var message: String
-    public var description: String { message }
+package struct SpillError: Error, CustomStringConvertible, Sendable {
+    package var message: String
+    package var description: String { message }
 }

@@ -3,11 +3,16 @@ import Foundation
 /// A longitude/latitude box (west, south, east, north) in degrees: the one type for such a box in the library (the
 /// tiles that meet it are in Tiling/BoundingBox+Tiles).
 public struct BoundingBox: Sendable, Equatable {
+    /// The western longitude, in degrees.
     public var west: Double
+    /// The southern latitude, in degrees.
     public var south: Double
+    /// The eastern longitude, in degrees.
     public var east: Double
+    /// The northern latitude, in degrees.
     public var north: Double
 
+    /// A box with the given edges, in degrees.
     public init(west: Double, south: Double, east: Double, north: Double) {
         self.west = west
         self.south = south
@@ -16,7 +21,7 @@ public struct BoundingBox: Sendable, Equatable {
     }
 
     /// Parses "W,S,E,N" in degrees; the error (a `ValueError`) names the text and says which part is wrong.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             .map { Double($0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 4 else {

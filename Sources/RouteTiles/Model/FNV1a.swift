@@ -1,13 +1,13 @@
 /// FNV-1a, 64-bit: a simple hash, quick for short strings and stable across runs, machines and Swift versions
 /// (unlike `Hasher`). The one copy in the library: feature ids of string route ids, the layer builders' key and
 /// value tables, and the tiles' entity tags (`TileHasher`).
-public enum FNV1a {
-    public static let offsetBasis: UInt64 = 0xCBF2_9CE4_8422_2325
-    public static let prime: UInt64 = 0x0000_0100_0000_01B3
+enum FNV1a {
+    static let offsetBasis: UInt64 = 0xCBF2_9CE4_8422_2325
+    static let prime: UInt64 = 0x0000_0100_0000_01B3
 
     /// The hash of `bytes`, continuing from `state`.
     @inlinable @inline(__always)
-    public static func hash(_ bytes: UnsafeBufferPointer<UInt8>, into state: UInt64 = offsetBasis) -> UInt64 {
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>, into state: UInt64 = offsetBasis) -> UInt64 {
         var hash = state
         for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* prime
@@ -16,12 +16,12 @@ public enum FNV1a {
     }
 
     /// The hash of `bytes`.
-    public static func hash(_ bytes: [UInt8]) -> UInt64 {
+    static func hash(_ bytes: [UInt8]) -> UInt64 {
         bytes.withUnsafeBufferPointer { hash($0) }
     }
 
     /// The hash of the UTF-8 bytes of `string`.
-    public static func hash(_ string: String) -> UInt64 {
+    static func hash(_ string: String) -> UInt64 {
         var copy = string
         return copy.withUTF8 { hash($0) }
     }

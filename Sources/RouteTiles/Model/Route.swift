@@ -10,8 +10,11 @@ public enum RouteID: Hashable, Sendable {
 ///
 /// Every part of a line route has at least two positions; readers reject or skip anything less.
 public struct Route: Sendable {
+    /// The route's id in its input, if any; it decides the feature id in tiles.
     public var id: RouteID?
+    /// The route's attributes, written as feature properties, in input order.
     public var properties: [Property]
+    /// The route's lines (or points), each a list of positions.
     public var parts: [[Coordinate]]
     /// Where the route came from, for messages: "file.geojson feature 3" or "file.csv line 12".
     public var origin: String
@@ -22,6 +25,15 @@ public struct Route: Sendable {
     /// Lines, or points (a maneuver): a point route has parts of one position each.
     public var kind: RouteKind
 
+    /// A route made of `parts`.
+    /// - Parameters:
+    ///   - id: The id from the input, if any.
+    ///   - properties: The attributes, in the order to write them.
+    ///   - parts: The route's lines of positions (or, for a point route, parts of one position each).
+    ///   - origin: Where the route came from, for messages.
+    ///   - geodesic: Whether segments follow great circles.
+    ///   - layer: The layer to draw the route in; nil for the tiling options' layer.
+    ///   - kind: Lines or points.
     public init(id: RouteID? = nil, properties: [Property] = [], parts: [[Coordinate]], origin: String = "",
                 geodesic: Bool = false, layer: String? = nil, kind: RouteKind = .line) {
         self.id = id
@@ -33,11 +45,14 @@ public struct Route: Sendable {
         self.kind = kind
     }
 
+    /// The number of positions in all parts.
     public var pointCount: Int { parts.reduce(0) { $0 + $1.count } }
 }
 
 /// Whether a route is drawn as lines or as points.
 public enum RouteKind: Sendable, Equatable {
+    /// Each part is a line of two or more positions.
     case line
+    /// Each part is one position.
     case point
 }

@@ -10,18 +10,18 @@ import Foundation
 ///   time from `start_time` to `end_time` (GPX) when both are ISO 8601 instants.
 /// - The bounds are in degrees with longitudes unwrapped across the antimeridian, so that a flight from Tokyo to
 ///   San Francisco has a west below an east (the east may lie beyond 180°).
-public struct RouteSummary: Sendable, Equatable {
-    public var name: String?
-    public var lengthMetres: Double
-    public var durationSeconds: Double?
+package struct RouteSummary: Sendable, Equatable {
+    package var name: String?
+    package var lengthMetres: Double
+    package var durationSeconds: Double?
     /// West, south, east, north; nil for a route without positions.
-    public var bounds: [Double]?
-    public var pointCount: Int
+    package var bounds: [Double]?
+    package var pointCount: Int
 
-    public static let nameKeys = ["name", "title", "summary", "ref"]
-    public static let durationKeys = ["duration_s", "moving_time_s", "elapsed_time_s"]
+    package static let nameKeys = ["name", "title", "summary", "ref"]
+    package static let durationKeys = ["duration_s", "moving_time_s", "elapsed_time_s"]
 
-    public init(of route: Route) {
+    package init(of route: Route) {
         name = Self.name(of: route.properties)
         durationSeconds = Self.duration(of: route.properties)
         pointCount = route.pointCount

@@ -12,7 +12,7 @@ import Synchronization
 /// only through the snapshot that publishes it. Appends to views of one storage must come from one writer at a time
 /// (live route sets let writers take turns); a compare-and-exchange on the written count keeps two racing appends
 /// from writing the same slots, the loser copying instead.
-public struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
+package struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
     final class Storage: @unchecked Sendable {
         // @unchecked: `values` is written only at slots no view can read yet (see `written`), then only read.
         let values: UnsafeMutablePointer<Element>
@@ -76,30 +76,30 @@ public struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
 
     private var storage: Storage
     /// The number of values in this view.
-    public private(set) var count: Int
+    package private(set) var count: Int
 
-    public init() {
+    package init() {
         storage = Storage(capacity: 16)
         count = 0
     }
 
-    public init(_ values: some Collection<Element>) {
+    package init(_ values: some Collection<Element>) {
         self.init()
         append(contentsOf: values)
     }
 
     /// Makes room for `total` values: moves this view to storage of that capacity when it has less (as building
     /// a set does once, before its first value).
-    public mutating func reserveCapacity(_ total: Int) {
+    package mutating func reserveCapacity(_ total: Int) {
         guard total > storage.capacity else { return }
         moveToNewStorage(capacity: total)
     }
 
-    public mutating func append(_ value: Element) {
+    package mutating func append(_ value: Element) {
         append(contentsOf: CollectionOfOne(value))
     }
 
-    public mutating func append(contentsOf values: some Collection<Element>) {
+    package mutating func append(contentsOf values: some Collection<Element>) {
         let added = values.count
         guard added > 0 else { return }
         if count + added > storage.capacity || !claim(added) {
@@ -128,7 +128,7 @@ public struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
     }
 
     /// `count` values, all `value`, in storage of exactly that capacity (in a spill space when one is current).
-    public init(repeating value: Element, count: Int) {
+    package init(repeating value: Element, count: Int) {
         storage = Storage(capacity: count)
         // A spill file reads as zeros already: touching every page to write zeros would bring it all in.
         let zero = withUnsafeBytes(of: value) { $0.allSatisfy { $0 == 0 } }
@@ -154,23 +154,23 @@ public struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
         storage === other.storage
     }
 
-    public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
+    package func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
         try body(UnsafeBufferPointer(start: storage.values, count: count))
     }
 }
 
 extension SharedColumn: RandomAccessCollection {
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
+    package var startIndex: Int { 0 }
+    package var endIndex: Int { count }
 
-    public subscript(position: Int) -> Element {
+    package subscript(position: Int) -> Element {
         precondition(position >= 0 && position < count, "index out of range")
         return storage.values[position]
     }
 }
 
 extension SharedColumn: Equatable where Element: Equatable {
-    public static func == (a: SharedColumn, b: SharedColumn) -> Bool {
+    package static func == (a: SharedColumn, b: SharedColumn) -> Bool {
         a.elementsEqual(b)
     }
 }

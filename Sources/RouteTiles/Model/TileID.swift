@@ -1,9 +1,13 @@
 /// A tile of the z/x/y pyramid: x grows eastward from −180°, y southward from +85.05°.
 public struct TileID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The zoom: the world is 2^z tiles wide and high.
     public var z: Int
+    /// The column, from 0 at −180° eastward.
     public var x: Int
+    /// The row, from 0 at the top (85.05°N) southward.
     public var y: Int
 
+    /// The tile at `z`/`x`/`y`; check ``isValid`` for input from outside.
     public init(z: Int, x: Int, y: Int) {
         self.z = z
         self.x = x
@@ -20,6 +24,7 @@ public struct TileID: Hashable, Comparable, Sendable, CustomStringConvertible {
         return x >= 0 && x < n && y >= 0 && y < n
     }
 
+    /// The tile as `z/x/y`.
     public var description: String { "\(z)/\(x)/\(y)" }
 
     /// Parses "z/x/y"; returns nil when it is not three integers or names no tile.
@@ -32,11 +37,13 @@ public struct TileID: Hashable, Comparable, Sendable, CustomStringConvertible {
         guard isValid else { return nil }
     }
 
+    /// The four tiles one zoom deeper that cover this one: north-west, north-east, south-west, south-east.
     public var children: [TileID] {
         [TileID(z: z + 1, x: 2 * x, y: 2 * y), TileID(z: z + 1, x: 2 * x + 1, y: 2 * y),
          TileID(z: z + 1, x: 2 * x, y: 2 * y + 1), TileID(z: z + 1, x: 2 * x + 1, y: 2 * y + 1)]
     }
 
+    /// Orders tiles by zoom, then column, then row.
     public static func < (a: TileID, b: TileID) -> Bool {
         (a.z, a.x, a.y) < (b.z, b.x, b.y)
     }

@@ -1,1 +1,1 @@
-public enum RouteTilesVersion { public static let string = "0.1.0" }
+package enum RouteTilesVersion { package static let string = "0.1.0" }

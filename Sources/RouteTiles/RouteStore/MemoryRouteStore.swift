@@ -3,7 +3,9 @@ import Synchronization
 /// Routes kept in the process's memory only (`--store memory`): the same feed and the same answers as the durable
 /// stores, for demos and tests, but every write is lost when the process ends.
 public final class MemoryRouteStore: RouteStore {
+    /// `memory`.
     public var displayName: String { "memory" }
+    /// Always false: the routes end with the process.
     public var isDurable: Bool { false }
 
     /// The changes kept for readers that fall behind; older ones are dropped, and a reader that needs them loads
@@ -38,6 +40,9 @@ public final class MemoryRouteStore: RouteStore {
 
     private let state = Mutex(State())
 
+    /// An empty store.
+    /// - Parameter retainedChanges: How many of the newest changes the feed keeps; a reader further behind gets
+    ///   ``RouteChangesPruned`` and must load everything again.
     public init(retainedChanges: Int = 65_536) {
         self.retainedChanges = max(1, retainedChanges)
     }
@@ -57,8 +62,10 @@ public final class MemoryRouteStore: RouteStore {
         }
     }
 
+    /// Every route and the newest sequence.
     public func loadAll() async throws -> RouteStoreSnapshot { snapshot() }
 
+    /// The routes stored under `keys`; absent keys are left out.
     public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
         state.withLock { state in
             var rows: [String: StoredRow] = [:]
@@ -67,6 +74,8 @@ public final class MemoryRouteStore: RouteStore {
         }
     }
 
+    /// The changes after `sequence`, at most `limit`, in order.
+    /// - Throws: ``RouteChangesPruned`` when changes after `sequence` are no longer kept.
     public func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
         try state.withLock { state in
             if let first = state.changes.first, first.sequence > sequence + 1 {
@@ -77,8 +86,10 @@ public final class MemoryRouteStore: RouteStore {
         }
     }
 
+    /// The newest sequence (0 before the first change).
     public func newestSequence() async throws -> Int64 { state.withLock { $0.sequence } }
 
+    /// Applies one write at once and records its changes.
     public func commit(_ write: RouteWrite) async throws -> RouteWriteResult {
         state.withLock { state in apply(write, to: &state) }
     }
@@ -133,18 +144,23 @@ public final class MemoryRouteStore: RouteStore {
         AsyncStream { _ in }
     }
 
+    /// Does nothing: a memory store holds no connection.
     public func close() async {}
 }
 
 /// The changes a reader asked for were dropped from the feed: it must load the whole store again.
 public struct RouteChangesPruned: Error, Sendable, CustomStringConvertible {
+    /// The sequence the reader asked for changes after.
     public var after: Int64
+    /// The oldest sequence the store still keeps.
     public var oldest: Int64
 
+    /// An error for a reader asking after `after` when the oldest change kept is `oldest`.
     public init(after: Int64, oldest: Int64) {
         self.after = after
         self.oldest = oldest
     }
 
+    /// Both sequences, for logs.
     public var description: String { "the changes after \(after) were pruned (the oldest kept is \(oldest))" }
 }

@@ -4,18 +4,30 @@
 /// it missed. An append made through RouteTiles also carries its points and the version it extended, so a reader
 /// whose copy is that version extends it without reading the whole route again.
 public struct RouteChange: Sendable, Equatable {
+    /// What happened to the route.
     public enum Operation: String, Sendable {
-        case insert, update, delete, append
+        /// The route was created.
+        case insert
+        /// The route was replaced.
+        case update
+        /// The route was removed.
+        case delete
+        /// Positions were added to the end of the route's last part.
+        case append
     }
 
+    /// The change's position in the store's feed; sequences only grow.
     public var sequence: Int64
+    /// The key of the route that changed.
     public var key: String
+    /// What happened to the route.
     public var operation: Operation
     /// For an append: the version of the route it extended.
     public var baseVersion: Int64?
     /// For an append: the positions added to the end of the last part.
     public var points: [Coordinate]
 
+    /// A change of the route stored under `key`.
     public init(sequence: Int64, key: String, operation: Operation, baseVersion: Int64? = nil,
                 points: [Coordinate] = []) {
         self.sequence = sequence

@@ -44,12 +44,14 @@ public protocol RouteStore: AnyObject, Sendable {
 
 /// What a store holds at one moment: its routes and the sequence they include.
 public struct RouteStoreSnapshot: Sendable {
+    /// The routes that make a route, in the order of their creation.
     public var routes: [StoredRoute]
     /// Rows that do not make a route (bad geometry, properties that are not an object), with what is wrong.
     public var badRows: [RouteRowProblem]
     /// Every change up to this sequence is in `routes`; none after it.
     public var sequence: Int64
 
+    /// A snapshot of `routes` as of `sequence`, with the rows that could not be read.
     public init(routes: [StoredRoute], badRows: [RouteRowProblem], sequence: Int64) {
         self.routes = routes
         self.badRows = badRows
@@ -59,7 +61,9 @@ public struct RouteStoreSnapshot: Sendable {
 
 /// A row as read: a route, or what is wrong with it.
 public enum StoredRow: Sendable {
+    /// The row makes a route.
     case route(StoredRoute)
+    /// The row does not make a route, and why.
     case bad(RouteRowProblem)
 }
 
@@ -67,12 +71,15 @@ public enum StoredRow: Sendable {
 public struct StoredRoute: Sendable {
     /// The key the route is stored and addressed under (`/routes/{key}`).
     public var key: String
+    /// The route as stored.
     public var route: Route
+    /// The sequence of the change that last wrote the route.
     public var version: Int64
     /// Routes are served in the order they were created (the order of their features in a tile), so every
     /// replica, and a server started later, cuts the same bytes.
     public var created: Int64
 
+    /// A stored route with its key and sequences.
     public init(key: String, route: Route, version: Int64, created: Int64) {
         self.key = key
         self.route = route
@@ -83,16 +90,21 @@ public struct StoredRoute: Sendable {
 
 /// A row that does not make a route: logged, counted and skipped, never served.
 public struct RouteRowProblem: Error, Sendable, CustomStringConvertible {
+    /// The key of the route stored in the row.
     public var key: String
+    /// The sequence of the change that last wrote the row.
     public var version: Int64
+    /// What is wrong with the row.
     public var message: String
 
+    /// A problem with the row stored under `key`.
     public init(key: String, version: Int64, message: String) {
         self.key = key
         self.version = version
         self.message = message
     }
 
+    /// The key and what is wrong, for logs.
     public var description: String { "route \(key): \(message)" }
 }
 

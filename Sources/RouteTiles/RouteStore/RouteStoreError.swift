@@ -3,12 +3,15 @@
 public struct RouteStoreError: Error, Sendable, CustomStringConvertible {
     /// The store, as `RouteStore.displayName` names it.
     public var store: String
+    /// What failed.
     public var message: String
 
+    /// An error of the store named `store`.
     public init(store: String, message: String) {
         self.store = store
         self.message = message
     }
 
+    /// The store and the message, for logs and responses.
     public var description: String { "\(store): \(message)" }
 }

@@ -5,18 +5,18 @@
 /// numeric id of the files, in file order), so a route keeps its key from one load to the next. A route whose
 /// stored row already says the same (properties compared as a set of keys and values, since PostgreSQL's jsonb
 /// keeps its own key order) is not written again.
-public enum RouteStoreImport {
-    public struct Summary: Sendable, Equatable {
-        public var added = 0
-        public var replaced = 0
-        public var unchanged = 0
-        public var removed = 0
-        public init() {}
+package enum RouteStoreImport {
+    package struct Summary: Sendable, Equatable {
+        package var added = 0
+        package var replaced = 0
+        package var unchanged = 0
+        package var removed = 0
+        package init() {}
     }
 
     /// Writes the routes that differ from the store's, in batches of about `batchPoints` points a transaction;
     /// with `prune`, removes the stored routes the files do not hold.
-    public static func load(_ routes: [Route], into store: any RouteStore, prune: Bool = false,
+    package static func load(_ routes: [Route], into store: any RouteStore, prune: Bool = false,
                             batchPoints: Int = 1_000_000) async throws -> Summary {
         let numbered = numbered(routes)
         let snapshot = try await store.loadAll()
@@ -58,7 +58,7 @@ public enum RouteStoreImport {
 
     /// The routes with ids: those without one numbered in order, after the largest numeric id among them, or from
     /// `first` when that is larger (a store's next free number).
-    public static func numbered(_ routes: [Route], from first: UInt64 = 0) -> [Route] {
+    package static func numbered(_ routes: [Route], from first: UInt64 = 0) -> [Route] {
         var next = first
         for route in routes { if case let .number(n)? = route.id { next = max(next, n &+ 1) } }
         return routes.map { route in
@@ -71,7 +71,7 @@ public enum RouteStoreImport {
     }
 
     /// Whether two routes would be stored alike.
-    public static func sameContent(_ a: Route, _ b: Route) -> Bool {
+    package static func sameContent(_ a: Route, _ b: Route) -> Bool {
         a.parts == b.parts && a.geodesic == b.geodesic && a.layer == b.layer && a.kind == b.kind
             && a.properties.count == b.properties.count
             && Dictionary(a.properties.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })

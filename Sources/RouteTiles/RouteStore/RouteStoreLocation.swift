@@ -1,5 +1,5 @@
 /// Where `--store` says the routes live: `memory`, a PostgreSQL URL, or a SQLite file.
-public enum RouteStoreLocation: Equatable, Sendable {
+package enum RouteStoreLocation: Equatable, Sendable {
     /// In this process only: lost when it ends.
     case memory
     /// A SQLite file (created when missing).
@@ -8,7 +8,7 @@ public enum RouteStoreLocation: Equatable, Sendable {
     case postgres(url: String)
 
     /// `memory`; `postgres://…` or `postgresql://…`; `sqlite:PATH`; anything else is the path of a SQLite file.
-    public init(_ text: String) {
+    package init(_ text: String) {
         let lower = text.lowercased()
         if lower == "memory" {
             self = .memory
@@ -23,7 +23,7 @@ public enum RouteStoreLocation: Equatable, Sendable {
 
     /// Whether `text` names a route store rather than a route file, for commands that take either as an input:
     /// a PostgreSQL URL, `sqlite:PATH`, or a SQLite file that holds a route store.
-    public static func isStore(_ text: String, fileStartsWithSQLite: Bool) -> Bool {
+    package static func isStore(_ text: String, fileStartsWithSQLite: Bool) -> Bool {
         switch RouteStoreLocation(text) {
         case .postgres: return true
         case .memory: return false

@@ -14,8 +14,11 @@ import Synchronization
 /// base_version and the points of an append). Calls run on a queue of the store's own, off Swift's concurrency
 /// pool, since SQLite blocks.
 public final class SQLiteRouteStore: RouteStore {
+    /// The path of the database file.
     public let path: String
+    /// `sqlite:` followed by the path.
     public var displayName: String { "sqlite:\(path)" }
+    /// Always true: a committed write is in the file.
     public var isDurable: Bool { true }
 
     private let connection: Mutex<SQLiteDatabase?>
@@ -109,6 +112,7 @@ public final class SQLiteRouteStore: RouteStore {
                                geodesic: s.int(6) != 0)
     }
 
+    /// Every route and the newest sequence, read in one transaction.
     public func loadAll() async throws -> RouteStoreSnapshot {
         try await withConnection { db in
             try db.transaction(writing: false) {
@@ -126,6 +130,7 @@ public final class SQLiteRouteStore: RouteStore {
         }
     }
 
+    /// The routes stored under `keys`; absent keys are left out.
     public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
         try await withConnection { db in
             let s = try db.prepare("SELECT \(Self.rowColumns) FROM routes WHERE id = ?")
@@ -139,6 +144,7 @@ public final class SQLiteRouteStore: RouteStore {
         }
     }
 
+    /// The changes after `sequence`, at most `limit`, in order.
     public func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
         try await withConnection { [displayName] db in
             let s = try db.prepare("""
@@ -168,12 +174,14 @@ public final class SQLiteRouteStore: RouteStore {
         }
     }
 
+    /// The newest sequence (0 before the first change).
     public func newestSequence() async throws -> Int64 {
         try await withConnection { db in try db.int64("SELECT COALESCE(MAX(seq), 0) FROM route_changes") }
     }
 
     // MARK: Writing
 
+    /// Commits one write in a transaction and returns once it is in the file.
     public func commit(_ write: RouteWrite) async throws -> RouteWriteResult {
         try await withConnection { db in
             try db.transaction(writing: true) { try Self.apply(write, to: db) }
@@ -277,6 +285,8 @@ public final class SQLiteRouteStore: RouteStore {
 
     // MARK: Wake-ups
 
+    /// Yields when the database changed, found by polling SQLite's data version every poll interval, so that writes
+    /// of other processes are noticed too.
     public func wakeUps() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let task = Task { [self] in
@@ -297,6 +307,7 @@ public final class SQLiteRouteStore: RouteStore {
         return stream
     }
 
+    /// Ends the wake-ups and closes the database.
     public func close() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             queue.async { [self] in

@@ -1,18 +1,18 @@
 /// How a route is laid out in a store's row, the same for every store: the key as text, the properties as a JSON
 /// object, the lines as Well-Known Binary, and the layer, kind and geodesic flag in columns of their own.
-public enum StoredRouteCodec {
+package enum StoredRouteCodec {
     /// The key of a route id: a number in decimal, a string as it is.
-    public static func key(for id: RouteID) -> String { LiveRouteSet.key(for: id) }
+    package static func key(for id: RouteID) -> String { LiveRouteSet.key(for: id) }
 
     /// The route id a key stands for: a number when the key is a number written as RouteTiles writes one
     /// ("42", not "042" or "+42"), else the string.
-    public static func id(forKey key: String) -> RouteID {
+    package static func id(forKey key: String) -> RouteID {
         if let n = UInt64(key), String(n) == key { return .number(n) }
         return .string(key)
     }
 
     /// The properties as a compact JSON object, in the route's order.
-    public static func propertiesJSON(_ properties: [Property]) -> String {
+    package static func propertiesJSON(_ properties: [Property]) -> String {
         JSONValue.object(properties.map { JSONValue.Member(key: $0.key, value: jsonValue($0.value)) }).compactText
     }
 
@@ -30,11 +30,11 @@ public enum StoredRouteCodec {
     }
 
     /// The kind as the `kind` column holds it.
-    public static func kindName(_ kind: RouteKind) -> String { kind == .line ? "line" : "point" }
+    package static func kindName(_ kind: RouteKind) -> String { kind == .line ? "line" : "point" }
 
     /// The route a row makes, or what is wrong with it. `kind` nil takes the kind from the geometry; `properties`
     /// nil or empty is no properties.
-    public static func route(key: String, version: Int64, created: Int64, properties: String?, wkb: [UInt8]?, layer: String?,
+    package static func route(key: String, version: Int64, created: Int64, properties: String?, wkb: [UInt8]?, layer: String?,
                              kind: String?, geodesic: Bool) -> StoredRow {
         func bad(_ message: String) -> StoredRow { .bad(RouteRowProblem(key: key, version: version, message: message)) }
         var parsed: (properties: [Property], geodesic: Bool) = ([], false)

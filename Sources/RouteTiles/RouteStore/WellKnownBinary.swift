@@ -4,21 +4,21 @@
 /// Written by hand: it is a byte order mark, a type and counts before little runs of doubles, and no listed package
 /// reads it. Only what routes are made of is read: Point, LineString, MultiPoint and MultiLineString, in two
 /// dimensions, either byte order; anything else is an error that names what was found.
-public enum WellKnownBinary {
-    public enum Geometry: Equatable, Sendable {
+package enum WellKnownBinary {
+    package enum Geometry: Equatable, Sendable {
         case lines([[Coordinate]])
         case points([Coordinate])
     }
 
-    public struct Problem: Error, Sendable, CustomStringConvertible {
-        public var message: String
-        public var description: String { message }
+    package struct Problem: Error, Sendable, CustomStringConvertible {
+        package var message: String
+        package var description: String { message }
     }
 
     // MARK: Writing
 
     /// LineString for one part, MultiLineString for more; Point for one position, MultiPoint for more.
-    public static func encode(_ route: Route) -> [UInt8] {
+    package static func encode(_ route: Route) -> [UInt8] {
         var out: [UInt8] = []
         switch route.kind {
         case .line:
@@ -43,7 +43,7 @@ public enum WellKnownBinary {
     }
 
     /// A MultiPoint of `points`: how appended positions travel to PostGIS.
-    public static func multiPoint(_ points: [Coordinate]) -> [UInt8] {
+    package static func multiPoint(_ points: [Coordinate]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(9 + 21 * points.count)
         appendHeader(type: 4, count: points.count, to: &out)
@@ -77,7 +77,7 @@ public enum WellKnownBinary {
     /// The line `wkb` with `points` added to the end of its last part, spliced in place of decoding and
     /// re-encoding it: the work follows the new points, plus one copy of the bytes. Nil when `wkb` is not a
     /// LineString or MultiLineString.
-    public static func appending(_ points: [Coordinate], to wkb: [UInt8]) throws(Problem) -> [UInt8]? {
+    package static func appending(_ points: [Coordinate], to wkb: [UInt8]) throws(Problem) -> [UInt8]? {
         var reader = Reader(bytes: wkb)
         let (type, little) = try reader.header()
         var countOffset: Int
@@ -123,7 +123,7 @@ public enum WellKnownBinary {
     // MARK: Reading
 
     /// Reads one geometry; the bytes must hold exactly it.
-    public static func decode(_ bytes: [UInt8]) throws(Problem) -> Geometry {
+    package static func decode(_ bytes: [UInt8]) throws(Problem) -> Geometry {
         var reader = Reader(bytes: bytes)
         let geometry: Geometry
         let (type, littleEndian) = try reader.header()

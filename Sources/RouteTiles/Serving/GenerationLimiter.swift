@@ -14,11 +14,14 @@ public final class GenerationLimiter: Sendable {
         var queued: Int { waiting.count - head }
     }
 
+    /// The most generations that run at once (at least 1).
     public let concurrency: Int
+    /// The most callers that wait for a slot; one more is refused.
     public let queueLimit: Int
     private let state = Mutex(State())
     private let queue = DispatchQueue(label: "routetiles.tile-generation", attributes: .concurrent)
 
+    /// A limiter running at most `concurrency` generations, with at most `queueLimit` callers waiting.
     public init(concurrency: Int, queueLimit: Int) {
         self.concurrency = max(1, concurrency)
         self.queueLimit = max(0, queueLimit)

@@ -4,6 +4,7 @@
 public struct TileAnswer<Bytes: TileBytes>: Sendable {
     /// The statuses a tile request can get.
     public enum Status: Int, Sendable {
+        /// The tile, gzip or identity.
         case ok = 200
         /// No route touches the tile.
         case noContent = 204
@@ -29,8 +30,10 @@ public struct TileAnswer<Bytes: TileBytes>: Sendable {
         case identity([UInt8])
     }
 
+    /// The media type of a vector tile: `application/vnd.mapbox-vector-tile`.
     public static var contentType: String { "application/vnd.mapbox-vector-tile" }
 
+    /// The HTTP status to answer with.
     public var status: Status
     /// `Cache-Control`, on 200, 204 and 304.
     public var cacheControl: String?
@@ -40,12 +43,14 @@ public struct TileAnswer<Bytes: TileBytes>: Sendable {
     public var contentEncoding: String?
     /// `Content-Length` of a 200 (of GET's body for a HEAD too).
     public var contentLength: Int?
+    /// What follows the head.
     public var body: Body
     /// For an error status: why, for the client.
     public var message: String?
     /// For a 500 of a generation: what the server should log.
     public var logMessage: String?
 
+    /// An answer with `status` and the given headers and body; everything else absent.
     public init(status: Status, cacheControl: String? = nil, etag: String? = nil, contentEncoding: String? = nil,
                 contentLength: Int? = nil, body: Body = .none, message: String? = nil, logMessage: String? = nil) {
         self.status = status

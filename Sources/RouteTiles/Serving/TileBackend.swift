@@ -1,7 +1,9 @@
 /// Where the server's tiles come from: routes cut on demand and kept in step with a route store (memory, SQLite or
 /// PostgreSQL), or a finished tileset.
 public enum TileBackend: Sendable {
+    /// Routes cut on demand, kept in step with a route store.
     case live(LiveRouteSync)
+    /// A finished tileset, read tile by tile.
     case tileset(any TileSource)
 
     /// Routes in memory only: every write is lost when the process ends.
@@ -17,6 +19,7 @@ public enum TileBackend: Sendable {
         }
     }
 
+    /// The shallowest zoom served.
     public var minZoom: Int {
         switch self {
         case let .live(sync): return sync.routes.options.minZoom
@@ -24,6 +27,7 @@ public enum TileBackend: Sendable {
         }
     }
 
+    /// The deepest zoom served.
     public var maxZoom: Int {
         switch self {
         case let .live(sync): return sync.routes.options.maxZoom

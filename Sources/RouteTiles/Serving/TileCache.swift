@@ -11,9 +11,12 @@ import Synchronization
 public final class TileCache<Bytes: TileBytes>: Sendable {
     /// A cached tile: its gzip bytes (empty for a tile with no content) and its entity tag.
     public struct Entry: Sendable {
+        /// The tile's gzip bytes; empty when no route touches the tile.
         public var gzip: Bytes
+        /// The strong entity tag of the gzip bytes (empty for an empty tile).
         public var etag: String
 
+        /// An entry of `gzip` bytes tagged `etag`.
         @inlinable
         public init(gzip: Bytes, etag: String) {
             self.gzip = gzip
@@ -22,6 +25,7 @@ public final class TileCache<Bytes: TileBytes>: Sendable {
 
         /// An empty tile: no route touches it.
         public static var empty: Entry { Entry(gzip: .noTileBytes, etag: "") }
+        /// Whether the tile has no content (answered with 204).
         public var isEmpty: Bool { gzip.tileByteCount == 0 }
     }
 
@@ -73,6 +77,7 @@ public final class TileCache<Bytes: TileBytes>: Sendable {
     package static var overhead: Int { 96 }
     @usableFromInline let state = Mutex(State())
 
+    /// An empty cache holding at most `capacityBytes` (0 keeps nothing).
     public init(capacityBytes: Int) {
         capacity = max(0, capacityBytes)
     }

@@ -6,10 +6,12 @@ import Foundation
 /// gzip, the decompressed ones (each encoding with its own tag). An HTTP layer parses the request head, asks, and
 /// writes the answer (RouteTilesServer's `TileEndpoint` and `CachedTileFastPath` do).
 public struct TileResponder<Bytes: TileBytes>: Sendable {
+    /// The service that finds or generates tiles.
     public let service: TileService<Bytes>
     /// `Cache-Control` of tile answers.
     public let cacheControl: String
 
+    /// A responder over `service` whose tile answers carry `cacheControl`.
     public init(service: TileService<Bytes>, cacheControl: String) {
         self.service = service
         self.cacheControl = cacheControl
@@ -18,6 +20,7 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
     /// The answer to a `GET` or `HEAD` of a tile.
     /// - Parameters:
     ///   - path: what follows the tiles' prefix (`/tiles/`): `{z}/{x}/{y}.mvt` or `.pbf`.
+    ///   - isHead: whether the request is a `HEAD`: the answer then has the headers of a `GET` and no body.
     ///   - acceptsGzip: whether `Accept-Encoding` allows gzip (`GzipAcceptance`).
     ///   - ifNoneMatch: the `If-None-Match` value, several lines joined by commas.
     public func answer(path: Substring, isHead: Bool, acceptsGzip: Bool, ifNoneMatch: String?) async -> TileAnswer<Bytes> {
@@ -49,7 +52,11 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
     /// The answer to a `GET` or `HEAD` of a tile already in the cache, or nil when the request needs the full path
     /// (`answer(path:…)`): a path that is not a plain tile path (a 400 or 404 to explain), a tile not in the cache, a
     /// client that does not accept gzip (inflating is CPU work, for the full path to do off the event loop).
-    /// - Parameter path: the bytes after the tiles' prefix, read in place.
+    /// - Parameters:
+    ///   - path: the bytes after the tiles' prefix, read in place.
+    ///   - isHead: whether the request is a `HEAD`.
+    ///   - acceptsGzip: whether `Accept-Encoding` allows gzip; when it does not, the answer is nil.
+    ///   - ifNoneMatch: the `If-None-Match` value, several lines joined by commas.
     ///
     /// Inlinable, with `answer(_:isHead:acceptsGzip:ifNoneMatch:)`: this is the whole of a cached request's work in
     /// the core, and a server calling it with its own `Bytes` gets a copy specialized for them.

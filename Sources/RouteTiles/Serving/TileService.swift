@@ -18,7 +18,9 @@ public protocol TileServiceObserver: Sendable {
 /// Answers tile requests: from the cache, else generated once (single flight) under bounded concurrency, then
 /// cached. Knows nothing of HTTP.
 public final class TileService<Bytes: TileBytes>: Sendable {
+    /// Where tiles come from.
     public let backend: TileBackend
+    /// The compressed tiles kept in memory.
     public let cache: TileCache<Bytes>
     package let limiter: GenerationLimiter
     @usableFromInline let observer: any TileServiceObserver
@@ -30,11 +32,15 @@ public final class TileService<Bytes: TileBytes>: Sendable {
         var generation: UInt64
     }
 
+    /// A service over `backend` with an empty cache.
     /// - Parameters:
+    ///   - backend: where tiles come from.
     ///   - cacheBytes: the most bytes of compressed tiles kept in memory.
     ///   - concurrency: tiles generated at once; `queueLimit` more may wait, and past that `tile(_:)` throws
     ///     `GenerationLimiter.Overloaded`.
+    ///   - queueLimit: tiles that may wait for a generation slot.
     ///   - compressionLevel: gzip level of tiles cut on demand.
+    ///   - observer: told of hits, misses, generations and invalidations, for metrics.
     public init(backend: TileBackend, cacheBytes: Int, concurrency: Int, queueLimit: Int, compressionLevel: Int32 = 6,
                 observer: any TileServiceObserver) {
         self.backend = backend

@@ -3,9 +3,13 @@ import Foundation
 /// Reads a `{z}/{x}/{y}.mvt` pyramid written by `DirectoryTileStore` (or by tippecanoe with `-e`), with its
 /// `metadata.json`.
 public struct DirectoryTileSource: TileSource {
+    /// The pyramid's folder.
     public let root: URL
+    /// The pyramid's `metadata.json`.
     public let metadata: TilesetMetadata
 
+    /// Opens the pyramid in `root` and reads its metadata.
+    /// - Throws: ``StoreError`` when `metadata.json` is missing or is not tileset metadata.
     public init(root: URL) throws {
         self.root = root.standardizedFileURL
         let metadataURL = self.root.appendingPathComponent("metadata.json")
@@ -57,6 +61,7 @@ public struct DirectoryTileSource: TileSource {
         return bytes
     }
 
+    /// Every tile file of the pyramid, found by walking its folders.
     public func tileIDs() throws -> [TileID] {
         let fm = FileManager.default
         var ids = Set<TileID>()

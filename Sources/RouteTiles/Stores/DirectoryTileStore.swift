@@ -3,14 +3,18 @@ import Synchronization
 
 /// Errors of the stores, with the path they concern.
 public struct StoreError: Error, CustomStringConvertible, Sendable {
+    /// The file or folder concerned.
     public var path: String
+    /// What went wrong.
     public var message: String
 
+    /// An error about `path`.
     public init(path: String, message: String) {
         self.path = path
         self.message = message
     }
 
+    /// `path: message`.
     public var description: String { "\(path): \(message)" }
 
     /// The message when the destination exists and replacing it was not asked for. The library has no flags: a
@@ -23,8 +27,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 /// untouched, so an interrupted build leaves the previous pyramid as it was; `abort()` removes the staging
 /// folder, and a later build sweeps away staging folders whose process is gone (after `kill -9`).
 public final class DirectoryTileStore: TileSink {
+    /// Where the pyramid will be once committed.
     public let destination: URL
-    public let staging: URL
+    let staging: URL
     private let place: StagingPlace
     /// Writes under way and whether `abort()` has begun: abort waits for the writes in flight, and no write
     /// starts after it, so no worker can re-create a folder in the staging tree while it is being removed.
@@ -48,6 +53,7 @@ public final class DirectoryTileStore: TileSink {
         }
     }
 
+    /// Writes the tile's file into the staging folder.
     public func put(_ tile: TileID, gzipData: [UInt8]) throws {
         try beginWrite()
         defer { endWrite() }

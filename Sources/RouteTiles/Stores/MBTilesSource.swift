@@ -4,7 +4,9 @@ import Synchronization
 /// Reads an MBTiles archive (ours, tippecanoe's, or any with gzip or plain MVT tiles and TMS rows). One connection
 /// shared under a lock: lookups by the unique index are short.
 public final class MBTilesSource: TileSource {
+    /// The archive's path.
     public let path: String
+    /// The archive's metadata table.
     public let metadata: TilesetMetadata
     private let connection: Mutex<Connection>
 
@@ -13,6 +15,8 @@ public final class MBTilesSource: TileSource {
         let select: SQLiteDatabase.Statement
     }
 
+    /// Opens the archive at `path` read-only and reads its metadata.
+    /// - Throws: ``StoreError`` when the file cannot be read or is not an MBTiles archive.
     public init(path: String) throws {
         self.path = path
         guard FileManager.default.isReadableFile(atPath: path) else {
@@ -34,6 +38,7 @@ public final class MBTilesSource: TileSource {
         connection = Mutex(Connection(database: db, select: select))
     }
 
+    /// The tile's bytes (compressed here if stored plain), or nil when the archive lacks it.
     public func gzipTile(_ tile: TileID) throws -> [UInt8]? {
         guard tile.isValid else { return nil }
         let data: [UInt8]? = try connection.withLock { c in
@@ -48,6 +53,7 @@ public final class MBTilesSource: TileSource {
         return Gzip.isCompressed(data) ? data : try Gzip.compress(data)
     }
 
+    /// Every tile in the archive's `tiles` table.
     public func tileIDs() throws -> [TileID] {
         try connection.withLock { c in
             let s = try c.database.prepare("SELECT zoom_level, tile_column, tile_row FROM tiles")

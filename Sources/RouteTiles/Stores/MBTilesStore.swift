@@ -5,7 +5,7 @@ import Synchronization
 /// `tiles` table of gzip MVT with TMS rows (`tile_row = 2^z − 1 − y`) under a unique index. Tiles go into a staging
 /// file in transactions of a few thousand; `commit()` closes it and renames it over the destination.
 public final class MBTilesStore: TileStore {
-    public let place: StagingPlace
+    let place: StagingPlace
     private let state: Mutex<State>
 
     private struct State: ~Copyable {
@@ -18,6 +18,8 @@ public final class MBTilesStore: TileStore {
     /// Tiles per transaction.
     static let batch = 4096
 
+    /// Prepares an archive to be written to `destination`, in a staging file beside it.
+    /// - Throws: ``StoreError`` when `destination` exists and `replace` is false, or the staging file cannot be made.
     public init(destination: URL, replace: Bool) throws {
         place = try StagingPlace(destination: destination, replace: replace)
         do {
@@ -40,8 +42,9 @@ public final class MBTilesStore: TileStore {
     }
 
     /// The TMS row of a tile: rows count from the south.
-    public static func tmsRow(_ tile: TileID) -> Int { (1 << tile.z) - 1 - tile.y }
+    static func tmsRow(_ tile: TileID) -> Int { (1 << tile.z) - 1 - tile.y }
 
+    /// Inserts the tile into the staging file.
     public func put(_ tile: TileID, gzipData: [UInt8]) throws {
         try state.withLock { s in
             guard !s.aborted, let db = s.database, let insert = s.insert else {
@@ -60,6 +63,7 @@ public final class MBTilesStore: TileStore {
         }
     }
 
+    /// Writes the `metadata` table.
     public func putMetadata(_ metadata: TilesetMetadata) throws {
         try state.withLock { s in
             guard !s.aborted, let db = s.database else {
@@ -74,6 +78,7 @@ public final class MBTilesStore: TileStore {
         }
     }
 
+    /// Closes the staging file and renames it over the destination.
     public func commit() throws {
         try state.withLock { s in
             guard !s.aborted, let db = s.database else {
@@ -88,6 +93,7 @@ public final class MBTilesStore: TileStore {
         }
     }
 
+    /// Discards the staging file; the destination is untouched.
     public func abort() {
         state.withLock { s in
             guard !s.aborted else { return }

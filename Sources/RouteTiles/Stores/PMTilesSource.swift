@@ -4,13 +4,17 @@ import Synchronization
 /// Reads a PMTiles v3 archive with gzip or uncompressed directories and MVT tiles. The root directory is read
 /// once; leaf directories are cached as they are first needed.
 public final class PMTilesSource: TileSource {
+    /// The archive's path.
     public let path: String
+    /// The archive's JSON metadata with the header's zooms, bounds and center.
     public let metadata: TilesetMetadata
     let header: PMTilesHeader
     private let file: RawFile
     private let root: [PMTilesEntry]
     private let leaves = Mutex([UInt64: [PMTilesEntry]]())
 
+    /// Opens the archive at `path`, reading its header, root directory and metadata.
+    /// - Throws: ``StoreError`` when the file cannot be read or is not a PMTiles v3 archive.
     public init(path: String) throws {
         self.path = path
         file = try RawFile(path: path, create: false)
@@ -82,6 +86,7 @@ public final class PMTilesSource: TileSource {
         throw StoreError(path: path, message: "PMTiles directories nest deeper than 4 levels")
     }
 
+    /// The tile's bytes (compressed here if stored plain), or nil when the archive lacks it.
     public func gzipTile(_ tile: TileID) throws -> [UInt8]? {
         guard tile.isValid, let e = try entry(for: tile.pmtilesID) else { return nil }
         guard e.offset + UInt64(e.length) <= header.tileDataLength else {
@@ -91,6 +96,7 @@ public final class PMTilesSource: TileSource {
         return Gzip.isCompressed(data) ? data : try Gzip.compress(data)
     }
 
+    /// Every tile in the archive's directories.
     public func tileIDs() throws -> [TileID] {
         var ids: [TileID] = []
         func walk(_ entries: [PMTilesEntry], depth: Int) throws {

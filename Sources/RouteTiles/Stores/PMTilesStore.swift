@@ -8,7 +8,7 @@ import Synchronization
 /// the root directory (with the header within 16 KiB, leaf directories when all entries do not fit), the gzip JSON
 /// metadata, the leaves and the tile data into the staging file, which then replaces the destination.
 public final class PMTilesStore: TileStore {
-    public let place: StagingPlace
+    let place: StagingPlace
     private let state: Mutex<State>
 
     private struct State {
@@ -27,6 +27,8 @@ public final class PMTilesStore: TileStore {
     /// The header and root directory must fit in the first 16 KiB.
     static let rootLimit = 16_384
 
+    /// Prepares an archive to be written to `destination`, with a staging and a scratch file beside it.
+    /// - Throws: ``StoreError`` when `destination` exists and `replace` is false, or the files cannot be made.
     public init(destination: URL, replace: Bool) throws {
         place = try StagingPlace(destination: destination, replace: replace)
         state = Mutex(State(spill: try RawFile(path: place.scratch.path, create: true)))
@@ -36,6 +38,7 @@ public final class PMTilesStore: TileStore {
         StoreError(path: place.staging.path, message: "the build was aborted")
     }
 
+    /// Appends the tile's bytes to the scratch file, once per distinct content.
     public func put(_ tile: TileID, gzipData: [UInt8]) throws {
         guard tile.isValid else { throw StoreError(path: place.staging.path, message: "tile \(tile) is not a valid tile") }
         var hasher = Hasher()
@@ -60,6 +63,7 @@ public final class PMTilesStore: TileStore {
         }
     }
 
+    /// Keeps the metadata for the archive's header and JSON metadata.
     public func putMetadata(_ metadata: TilesetMetadata) throws {
         try state.withLock { s in
             guard !s.aborted else { throw abortedError() }
@@ -67,6 +71,7 @@ public final class PMTilesStore: TileStore {
         }
     }
 
+    /// Lays out the archive in the staging file and renames it over the destination.
     public func commit() throws {
         try state.withLock { s in
             guard !s.aborted, let spill = s.spill else { throw abortedError() }
@@ -76,6 +81,7 @@ public final class PMTilesStore: TileStore {
         }
     }
 
+    /// Discards the staging and scratch files; the destination is untouched.
     public func abort() {
         state.withLock { s in
             guard !s.aborted else { return }

@@ -4,17 +4,17 @@ import Foundation
 /// file for an archive, a folder for a pyramid), renamed over it at the end (one atomic `rename`), so that readers
 /// see the old tileset or the new one, never a part. Scratch files `.NAME.spill-PID` go beside it, and a replaced
 /// pyramid is moved aside to `.NAME.old-PID` before it is removed. Leftovers of killed processes are swept.
-public struct StagingPlace: Sendable {
-    public let destination: URL
-    public let staging: URL
+struct StagingPlace: Sendable {
+    let destination: URL
+    let staging: URL
     /// A scratch file beside the staging file, for stores that spill data before laying it out.
-    public let scratch: URL
+    let scratch: URL
     /// Where a replaced pyramid waits while the new one moves into place.
-    public let aside: URL
+    let aside: URL
 
     /// Unless `replace`, an existing destination is an error; an archive (not `folder`) cannot replace a folder.
     /// Staging files of this process are removed; a folder's staging folder is left to its store.
-    public init(destination: URL, replace: Bool, folder: Bool = false) throws {
+    init(destination: URL, replace: Bool, folder: Bool = false) throws {
         self.destination = destination.standardizedFileURL
         let parent = self.destination.deletingLastPathComponent()
         let name = self.destination.lastPathComponent
@@ -41,7 +41,7 @@ public struct StagingPlace: Sendable {
     }
 
     /// Moves the finished staging file over the destination.
-    public func commit() throws {
+    func commit() throws {
         guard rename(staging.path, destination.path) == 0 else {
             throw StoreError(path: destination.path, message: "cannot move the archive into place: \(String(cString: strerror(errno)))")
         }
@@ -49,7 +49,7 @@ public struct StagingPlace: Sendable {
     }
 
     /// Removes the staging and scratch files (and any SQLite journal beside them).
-    public func discard() {
+    func discard() {
         for suffix in ["", "-journal", "-wal", "-shm"] { unlink(staging.path + suffix) }
         unlink(scratch.path)
     }

@@ -5,10 +5,10 @@ extension TileID {
     static func tilesBelow(zoom z: Int) -> UInt64 { ((UInt64(1) << (2 * UInt64(z))) - 1) / 3 }
 
     /// The PMTiles tile id. The tile must be valid.
-    public var pmtilesID: UInt64 { Self.tilesBelow(zoom: z) + hilbertIndex }
+    package var pmtilesID: UInt64 { Self.tilesBelow(zoom: z) + hilbertIndex }
 
     /// The tile of a PMTiles tile id, or nil beyond zoom `maxZoom`.
-    public init?(pmtilesID id: UInt64) {
+    package init?(pmtilesID id: UInt64) {
         var z = 0
         while z <= TileID.maxZoom && Self.tilesBelow(zoom: z + 1) <= id { z += 1 }
         guard z <= TileID.maxZoom else { return nil }

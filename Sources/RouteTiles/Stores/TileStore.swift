@@ -10,6 +10,7 @@ public protocol TileStore: TileSink {
 }
 
 extension DirectoryTileStore: TileStore {
+    /// Writes the metadata as the pyramid's `metadata.json`.
     public func putMetadata(_ metadata: TilesetMetadata) throws {
         try putFile(named: "metadata.json", contents: metadata.metadataJSON)
     }

@@ -2,8 +2,11 @@ import Foundation
 
 /// The kinds of tileset RouteTiles writes and reads, chosen by the output's name unless forced.
 public enum TileStoreFormat: String, CaseIterable, Sendable {
+    /// A folder of `{z}/{x}/{y}.mvt` files with a `metadata.json`.
     case directory
+    /// An MBTiles 1.3 archive (SQLite).
     case mbtiles
+    /// A PMTiles v3 archive.
     case pmtiles
 
     /// `.mbtiles` and `.pmtiles` by extension (any case); anything else is a folder.

@@ -10,15 +10,19 @@ import Foundation
 public struct TilesetJoin {
     /// A part and where it was read from, for errors.
     public struct Part {
+        /// Where the part was read from.
         public let path: String
+        /// The part's tiles and metadata.
         public let source: any TileSource
 
+        /// A part read from `path`.
         public init(path: String, source: any TileSource) {
             self.path = path
             self.source = source
         }
     }
 
+    /// The parts, as given.
     public let parts: [Part]
     /// The metadata of the joined tileset: the parts', without the shard.
     public let metadata: TilesetMetadata
@@ -90,6 +94,7 @@ public struct TilesetJoin {
 
 /// Parts that cannot be joined.
 public struct JoinError: Error, CustomStringConvertible, Sendable {
+    /// What does not fit together.
     public let description: String
     init(_ description: String) { self.description = description }
 }

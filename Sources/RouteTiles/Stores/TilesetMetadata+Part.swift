@@ -3,7 +3,7 @@ extension TilesetMetadata {
     /// This metadata narrowed to `tiles`: zooms from the lowest to the highest tile, bounds cut to the area the
     /// tiles cover (at the deepest zoom, where it is tightest), the centre moved inside both. Unchanged when
     /// `tiles` is empty.
-    public func restricted(to tiles: some Collection<TileID>) -> TilesetMetadata {
+    package func restricted(to tiles: some Collection<TileID>) -> TilesetMetadata {
         guard let first = tiles.first else { return self }
         // One pass: the zoom range, and the tile range at the deepest zoom seen so far.
         var lowest = first.z, deepest = first.z

@@ -5,7 +5,7 @@ extension TilesetMetadata {
     /// PMTiles JSON metadata object. Values may be strings (as tippecanoe writes them) or JSON numbers and arrays;
     /// `json` may be a string holding `{"vector_layers": …}` or `vector_layers` may be given directly.
     /// `source` names the file in errors.
-    public init(pairs object: [String: Any], source: String) throws {
+    init(pairs object: [String: Any], source: String) throws {
         func numbers(_ key: String, count: Int) throws -> [Double]? {
             guard let value = object[key] else { return nil }
             let parts: [Double]?

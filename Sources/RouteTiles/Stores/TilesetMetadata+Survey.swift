@@ -4,7 +4,7 @@ extension TilesetMetadata {
     /// What a tileset's metadata says of its routes (the fields of each layer, the bounds, the centre), gathered
     /// route by route in input order. A build that never holds every route at once, such as one shard of a sharded
     /// build, still writes the metadata of the whole tileset by passing each route here as it is read.
-    public struct Survey: Sendable {
+    package struct Survey: Sendable {
         let options: TilingOptions
         private var fields: [String: String] = ["length_m": "Number"]
         private var otherLayers: [String: [String: String]] = [:]
@@ -12,7 +12,7 @@ extension TilesetMetadata {
         private var mapBounds = MapRect.empty
         private var south = Double.infinity, north = -Double.infinity
 
-        public init(options: TilingOptions) {
+        package init(options: TilingOptions) {
             self.options = options
             if options.lineMetrics {
                 for key in ["start_m", "end_m", "mapbox_clip_start", "mapbox_clip_end"] { fields[key] = "Number" }
@@ -20,7 +20,7 @@ extension TilesetMetadata {
         }
 
         /// Adds every route of `set`.
-        public mutating func add(_ set: ProjectedRouteSet) {
+        package mutating func add(_ set: ProjectedRouteSet) {
             for route in set.routeInfos {
                 addFields(of: route.properties, layer: set.layers[route.layer], isPoint: route.isPoint)
             }
@@ -34,7 +34,7 @@ extension TilesetMetadata {
         /// Adds one route drawn as `lines` (see `ProjectedRouteSet.drawnLines`); a route without lines adds nothing,
         /// as it adds nothing to a route set. `eachPosition` gets every position projected, for a caller that needs
         /// the map points too and should not project them again.
-        public mutating func add(_ route: Route, lines: [[Coordinate]], eachPosition: (MapPoint) -> Void = { _ in }) {
+        package mutating func add(_ route: Route, lines: [[Coordinate]], eachPosition: (MapPoint) -> Void = { _ in }) {
             guard !lines.isEmpty else { return }
             addFields(of: route.properties, layer: route.layer, isPoint: route.kind == .point)
             for line in lines {
@@ -67,7 +67,7 @@ extension TilesetMetadata {
         }
 
         /// The metadata of the routes added, named `name`.
-        public func metadata(name: String) -> TilesetMetadata {
+        package func metadata(name: String) -> TilesetMetadata {
             let b = ProjectedRouteSet.geographicBounds(of: mapBounds, south: south, north: north)
                 ?? WebMercator.worldBounds
             let bounds = b.array.map { ($0 * 1e6).rounded() / 1e6 }

@@ -3,11 +3,15 @@ import Foundation
 /// What a tileset says about itself: the `metadata.json` of a pyramid (the layout tippecanoe writes with `-e`),
 /// the MBTiles metadata table, and TileJSON 3.0.0.
 public struct TilesetMetadata: Sendable, Equatable {
+    /// The tileset's name.
     public var name: String
+    /// A description of the tileset; empty by default.
     public var description: String = ""
     /// The vector layers, in the order the tiles hold them.
     public var layers: [VectorLayerInfo]
+    /// The shallowest zoom of the tiles.
     public var minZoom: Int
+    /// The deepest zoom of the tiles.
     public var maxZoom: Int
     /// West, south, east, north in degrees.
     public var bounds: [Double]
@@ -17,6 +21,7 @@ public struct TilesetMetadata: Sendable, Equatable {
     /// together. Written as the `routetiles_shard` entry.
     public var shard: PyramidShard?
 
+    /// Metadata with the given values.
     public init(name: String, layers: [VectorLayerInfo], minZoom: Int, maxZoom: Int, bounds: [Double],
                 center: [Double]) {
         self.name = name
@@ -64,7 +69,7 @@ public struct TilesetMetadata: Sendable, Equatable {
     }
 
     /// The name of the entry that holds `shard`.
-    public static let shardKey = "routetiles_shard"
+    package static let shardKey = "routetiles_shard"
 
     /// `metadata.json` of a pyramid.
     public var metadataJSON: [UInt8] {

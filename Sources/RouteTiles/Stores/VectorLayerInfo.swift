@@ -1,10 +1,13 @@
 /// One entry of `vector_layers`: a layer's name and the type of each of its fields.
 public struct VectorLayerInfo: Sendable, Equatable {
+    /// The layer's name.
     public var id: String
+    /// A description of the layer; empty by default.
     public var description: String
     /// Field name to type: `String`, `Number`, `Boolean`, or `Mixed`.
     public var fields: [String: String]
 
+    /// A layer called `id` whose features have `fields`.
     public init(id: String, description: String = "", fields: [String: String]) {
         self.id = id
         self.description = description

@@ -6,7 +6,7 @@ extension RouteTiler {
     /// The work follows the new points: they are projected and filtered alone; simplification recomputes only the
     /// line's last block (`VertexImportance.blockLength`); the index keeps the boxes of every unchanged run. What
     /// grows with the route is copying: the point arrays, and the index's boxes (one per 32 segments) and tree.
-    public func appending(_ points: [Coordinate], after previous: Coordinate) -> RouteTiler? {
+    package func appending(_ points: [Coordinate], after previous: Coordinate) -> RouteTiler? {
         guard !points.isEmpty else { return self }
         guard let set = projected.appending(points, after: previous) else { return nil }
         let line = set.lineCount - 1

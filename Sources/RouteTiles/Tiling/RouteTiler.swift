@@ -1,6 +1,7 @@
 /// The tiling engine over one set of routes: answers any tile on demand through its index, and hands the
 /// pyramid builder its root spans. Immutable once built, so one instance serves any number of threads.
 public final class RouteTiler: Sendable {
+    /// How this tiler cuts tiles.
     public let options: TilingOptions
     /// The routes, projected: every vertex in columns, and per route its id, properties and length.
     public let projected: ProjectedRouteSet
@@ -20,6 +21,8 @@ public final class RouteTiler: Sendable {
                   options: options)
     }
 
+    /// Indexes routes already projected. `options.problem` must be nil, and `projected` must have been projected
+    /// with `options.geodesicTolerance` for geodesic routes to be drawn as the options say.
     public init(projected: ProjectedRouteSet, options: TilingOptions) {
         self.options = options
         self.projected = projected

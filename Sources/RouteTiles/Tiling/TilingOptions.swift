@@ -1,6 +1,8 @@
 /// How routes are cut into tiles.
 public struct TilingOptions: Sendable, Equatable {
+    /// The shallowest zoom a pyramid build writes and a server serves.
     public var minZoom: Int = 0
+    /// The deepest zoom a pyramid build writes and a server serves, at most ``TileID/maxZoom``.
     public var maxZoom: Int = 14
     /// Tile coordinates run over `0..<extent`.
     public var extent: Int = 4096
@@ -12,8 +14,10 @@ public struct TilingOptions: Sendable, Equatable {
     public var simplifyAtMaxZoom: Bool = false
     /// One feature per clipped part, with `start_m`, `end_m`, `mapbox_clip_start` and `mapbox_clip_end`.
     public var lineMetrics: Bool = false
+    /// The vector tile layer of routes that do not name one (``Route/layer``).
     public var layerName: String = "routes"
 
+    /// The defaults: zooms 0 to 14, extent 4096, buffer 64, simplification 1, one layer called `routes`.
     public init() {}
 
     /// What is wrong with these options, or nil when they can be used.
@@ -34,7 +38,7 @@ public struct TilingOptions: Sendable, Equatable {
     }
 
     /// The squared Douglas–Peucker tolerance at zoom z in map points², or −1 where nothing is simplified.
-    public func squaredTolerance(zoom: Int) -> Double {
+    package func squaredTolerance(zoom: Int) -> Double {
         if simplification == 0 || (zoom >= maxZoom && !simplifyAtMaxZoom) { return -1 }
         let units = simplification * WebMercator.tileSize(zoom: zoom) / Double(extent)
         return units * units

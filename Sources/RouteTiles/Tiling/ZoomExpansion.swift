@@ -1,7 +1,7 @@
 /// Widens a set of tiles across zooms: each tile adds its parents and its children at every zoom of `zooms`
 /// (what a change to a tile's area invalidates at other zooms).
-public enum ZoomExpansion {
-    public static func expand(_ tiles: some Sequence<TileID>, to zooms: ClosedRange<Int>) -> Set<TileID> {
+package enum ZoomExpansion {
+    package static func expand(_ tiles: some Sequence<TileID>, to zooms: ClosedRange<Int>) -> Set<TileID> {
         var out = Set<TileID>()
         for tile in tiles {
             for z in zooms {
@@ -20,7 +20,7 @@ public enum ZoomExpansion {
     }
 
     /// Parses "a-b" (or one zoom "a"); the error names the text.
-    public static func parse(_ text: String) throws -> ClosedRange<Int> {
+    package static func parse(_ text: String) throws -> ClosedRange<Int> {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
         guard (1...2).contains(parts.count), let a = parts.first ?? nil, let b = parts.last ?? nil,
               0 <= a, a <= b, b <= TileID.maxZoom else {
