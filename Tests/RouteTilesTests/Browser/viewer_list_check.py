@@ -9,6 +9,7 @@ import sys
 import time
 
 import chromium
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 url = sys.argv[1]
@@ -39,14 +40,24 @@ try:
 
     # The end of the list.
     js("const l = document.getElementById('list'); l.scrollTop = l.scrollHeight; l.dispatchEvent(new Event('scroll'));")
-    time.sleep(0.3)
+    # The rows are drawn on the next frame, later on a busy machine: wait (bounded) for the last one.
+    deadline = time.time() + 20
+    while time.time() < deadline and js("return !document.querySelector('#list-rows .row[data-id=\"10000\"]');"):
+        time.sleep(0.1)
     report["lastRows"] = js("return [...document.querySelectorAll('#list-rows .row')].map((e) => e.dataset.id).slice(-3);")
     report["lastId"] = js("const r = window.routetiles.shown; return r[r.length - 1].id;")
     report["rowsAtEnd"] = js("return document.querySelectorAll('#list-rows .row').length;")
-    # A click on the last row selects it.
-    rows = driver.find_elements(By.CSS_SELECTOR, "#list-rows .row")
-    rows[-1].click()
-    time.sleep(0.3)
+    # A click on the last row selects it. A row found just before the list redraws itself goes stale: find it
+    # again (at most 5 times).
+    for attempt in range(5):
+        try:
+            driver.find_elements(By.CSS_SELECTOR, "#list-rows .row")[-1].click()
+            break
+        except StaleElementReferenceException:
+            time.sleep(0.2)
+    deadline = time.time() + 10
+    while time.time() < deadline and not js("return !!window.routetiles.selected;"):
+        time.sleep(0.1)
     report["selected"] = js("return window.routetiles.selected && window.routetiles.selected.id;")
     report["mapErrors"] = js("return window.routetiles.errors;")
     print(json.dumps(report))
