@@ -6,7 +6,7 @@ import RouteTiles
 /// GettingStarted.md), step by step, against the bundled sample: the article's code compiles against the public
 /// API (a plain `import`, not `@testable`) and does what the article says.
 @Suite struct GettingStartedTests {
-    @Test func theArticlesStepsWork() throws {
+    @Test func theArticlesStepsWork() async throws {
         let folder = try TemporaryFolder()
         let samples = ExternalTool.packageRoot.appendingPathComponent("Tiles/samples").path
 
@@ -36,6 +36,21 @@ import RouteTiles
             throw error
         }
         #expect(statistics.tiles > 20 && statistics.tilesPerZoom.keys.sorted() == Array(0...14))
+
+        // Serve tiles: the decisions of a server, without HTTP.
+        struct NoMetrics: TileServiceObserver {}
+        let service = TileService<[UInt8]>(backend: .routes(read.routes, options: options), cacheBytes: 64 << 20,
+                                           concurrency: 2, queueLimit: 16, observer: NoMetrics())
+        let responder = TileResponder(service: service, cacheControl: "public, max-age=60")
+        let answer = await responder.answer(path: "12/2074/1409.mvt", isHead: false, acceptsGzip: true,
+                                            ifNoneMatch: nil)
+        #expect(answer.status == .ok && answer.contentEncoding == "gzip" && answer.cacheControl == "public, max-age=60")
+        guard case let .gzip(body) = answer.body else { Issue.record("no gzip body: \(answer.body)"); return }
+        #expect(try Gzip.decompress(body) == mvt)
+        let again = await responder.answer(path: "12/2074/1409.mvt", isHead: false, acceptsGzip: true,
+                                           ifNoneMatch: answer.etag)
+        #expect(again.status == .notModified && again.etag == answer.etag)
+        if case .none = again.body {} else { Issue.record("a 304 with a body") }
 
         // Serve tiles: read back what was written.
         let source = try TileStoreFormat.openSource(path: path)

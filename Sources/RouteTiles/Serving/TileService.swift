@@ -1,7 +1,8 @@
 import Foundation
 
 /// What a `TileService` reports as it works, for a server's metrics. Every method is called on the request's
-/// path, so it must be cheap.
+/// path, so it must be cheap. Each has a default that does nothing: an observer implements what it counts, and
+/// `struct NoMetrics: TileServiceObserver {}` counts nothing.
 public protocol TileServiceObserver: Sendable {
     /// A tile was found in the cache.
     func cacheHit()
@@ -13,6 +14,19 @@ public protocol TileServiceObserver: Sendable {
     func cacheUsage(bytes: Int)
     /// `count` tiles were invalidated.
     func invalidated(count: Int)
+}
+
+extension TileServiceObserver {
+    /// Counts nothing.
+    public func cacheHit() {}
+    /// Counts nothing.
+    public func cacheMiss() {}
+    /// Records nothing.
+    public func generated(nanoseconds: Int64) {}
+    /// Records nothing.
+    public func cacheUsage(bytes: Int) {}
+    /// Counts nothing.
+    public func invalidated(count: Int) {}
 }
 
 /// Answers tile requests: from the cache, else generated once (single flight) under bounded concurrency, then
