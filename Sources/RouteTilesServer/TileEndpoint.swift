@@ -7,7 +7,7 @@ extension RouteTilesResponder {
     func tile(_ request: Request, path: Substring) async -> Response {
         let answer = await state.tileResponder.answer(
             path: path, isHead: request.method == .head,
-            acceptsGzip: Self.acceptsGzip(request.headers[.acceptEncoding]), ifNoneMatch: request.headers[.ifNoneMatch])
+            acceptsGzip: GzipAcceptance.allowsGzip(request.headers[.acceptEncoding]), ifNoneMatch: request.headers[.ifNoneMatch])
         guard answer.isTile else {
             var headers: HTTPFields = [:]
             if answer.status == .serviceUnavailable {

@@ -77,10 +77,7 @@ public final class TileService<Bytes: TileBytes>: Sendable {
     /// The tile's cache entry (empty `gzip` for an empty tile). Throws `GenerationLimiter.Overloaded` when the
     /// generation queue is full.
     public func tile(_ id: TileID) async throws -> TileCache<Bytes>.Entry {
-        if let hit = cache.get(id) {
-            observer.cacheHit()
-            return hit
-        }
+        if let hit = cachedTile(id) { return hit }
         observer.cacheMiss()
         let generation = backend.generation
         let (entry, _) = try await flights.run(FlightKey(tile: id, generation: generation)) { [self] in

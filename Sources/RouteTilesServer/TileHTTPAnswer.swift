@@ -12,14 +12,6 @@ struct TileHTTPAnswer {
     var body: ByteBuffer
 }
 
-/// The cache keeps tiles in NIO's buffers, which every response shares without copying.
-extension ByteBuffer: TileBytes {
-    public init(tileBytes: [UInt8]) { self.init(bytes: tileBytes) }
-    public static var noTileBytes: ByteBuffer { ByteBuffer() }
-    public var tileByteCount: Int { readableBytes }
-    public var tileByteArray: [UInt8] { Array(readableBytesView) }
-}
-
 extension RouteTilesResponder {
     /// The head and body of a tile answer (200, 204 or 304): `Cache-Control`, `Vary`, then `ETag`, `Content-Type`,
     /// `Content-Encoding` and `Content-Length` as the answer has them.
@@ -42,11 +34,6 @@ extension RouteTilesResponder {
         case let .identity(bytes): body = ByteBuffer(bytes: bytes)
         }
         return TileHTTPAnswer(status: answer.status.http, headers: headers, body: body)
-    }
-
-    /// Whether an `Accept-Encoding` value (several header lines joined by commas) allows gzip.
-    static func acceptsGzip(_ header: String?) -> Bool {
-        GzipAcceptance.allowsGzip(header)
     }
 }
 
