@@ -15,6 +15,8 @@ public struct PostgresRouteSchema: Sendable {
     /// `"schema"."table"`, quoted.
     public var routes: String { Self.quote(schema) + "." + Self.quote(table) }
     public var changes: String { Self.quote(schema) + "." + Self.quote(table + "_changes") }
+    /// The imports from files (`RouteImportRecord`): what content each file held, and the version it left.
+    public var imports: String { Self.quote(schema) + "." + Self.quote(table + "_imports") }
     var sequence: String { Self.quote(schema) + "." + Self.quote(table + "_changes_seq") }
     var function: String { Self.quote(schema) + "." + Self.quote(table + "_record_change") }
     var trigger: String { Self.quote(table + "_record_change") }
@@ -26,7 +28,7 @@ public struct PostgresRouteSchema: Sendable {
     /// The version of what `setupStatements` create, written as the comment of the changes table: a server that
     /// finds it there runs no DDL, so that a role that may only read and write the tables can run servers once
     /// an owner has set the store up.
-    public static let version = 2
+    public static let version = 3
     public var versionComment: String { "RouteTiles route store, schema \(Self.version)" }
 
     /// The NOTIFY channel every route store uses; the payload names the table (`schema.table`).
@@ -76,6 +78,14 @@ public struct PostgresRouteSchema: Sendable {
                 base_version bigint,
                 points double precision[],
                 changed_at timestamptz NOT NULL DEFAULT clock_timestamp()
+            )
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS \(imports) (
+                id text PRIMARY KEY,
+                content_hash text NOT NULL,
+                version bigint NOT NULL,
+                imported_at timestamptz NOT NULL DEFAULT clock_timestamp()
             )
             """,
             """

@@ -275,6 +275,81 @@ public final class PostgresRouteStore: RouteStore {
         }
     }
 
+    // MARK: Imports from files
+
+    public func importRecords() async throws -> [String: RouteImportRecord] {
+        try await call("cannot read the imports") { [self] in
+            let rows = try await client.query(
+                PostgresQuery(unsafeSQL: "SELECT id, content_hash, version FROM \(schema.imports)"), logger: logger)
+            var records: [String: RouteImportRecord] = [:]
+            for try await (key, hash, version) in rows.decode((String, String, Int64).self) {
+                records[key] = RouteImportRecord(contentHash: hash, version: version)
+            }
+            return records
+        }
+    }
+
+    public func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult {
+        guard !entries.isEmpty else { return RouteImportResult() }
+        return try await call("the import was not committed") { [self] in
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(schema.lockKeys))"),
+                                           logger: logger)
+                var select = PostgresQuery(unsafeSQL: "SELECT id, version FROM \(schema.routes) WHERE id = ANY($1) FOR UPDATE")
+                select.binds.append(entries.map(\.key))
+                var versions: [String: Int64] = [:]
+                for try await (key, version) in try await connection.query(select, logger: logger).decode((String, Int64).self) {
+                    versions[key] = version
+                }
+                var result = RouteImportResult()
+                var remembered: [(key: String, hash: String, version: Int64)] = []
+                var forgotten: [String] = []
+                for entry in entries {
+                    guard versions[entry.key] == entry.expectedVersion else {
+                        result.skipped.append(entry.key)
+                        continue
+                    }
+                    switch entry.action {
+                    case let .write(route):
+                        var route = route
+                        route.id = StoredRouteCodec.id(forKey: entry.key)
+                        let (version, created, inserted) = try await upsert(route, key: entry.key, on: connection)
+                        versions[entry.key] = version
+                        result.changes.append(RouteChange(sequence: version, key: entry.key, operation: inserted ? .insert : .update))
+                        result.written.append(StoredRoute(key: entry.key, route: route, version: version, created: created))
+                        remembered.append((entry.key, entry.contentHash, version))
+                    case .record:
+                        if let version = versions[entry.key] { remembered.append((entry.key, entry.contentHash, version)) }
+                    case .remove:
+                        if case let .committed(changes, _) = try await apply(.remove(key: entry.key), on: connection) {
+                            result.changes += changes
+                        }
+                        versions[entry.key] = nil
+                        forgotten.append(entry.key)
+                    }
+                }
+                if !remembered.isEmpty {
+                    var insert = PostgresQuery(unsafeSQL: """
+                        INSERT INTO \(schema.imports) (id, content_hash, version)
+                        SELECT * FROM unnest($1::text[], $2::text[], $3::int8[])
+                        ON CONFLICT (id) DO UPDATE SET content_hash = excluded.content_hash, version = excluded.version,
+                            imported_at = excluded.imported_at
+                        """)
+                    insert.binds.append(remembered.map(\.key))
+                    insert.binds.append(remembered.map(\.hash))
+                    insert.binds.append(remembered.map(\.version))
+                    try await connection.query(insert, logger: logger)
+                }
+                if !forgotten.isEmpty {
+                    var delete = PostgresQuery(unsafeSQL: "DELETE FROM \(schema.imports) WHERE id = ANY($1)")
+                    delete.binds.append(forgotten)
+                    try await connection.query(delete, logger: logger)
+                }
+                return result
+            }
+        }
+    }
+
     /// Writes one route: UPDATE, else INSERT (an INSERT … ON CONFLICT would fire the insert trigger too and
     /// record a change that did not happen). Returns its new version, its creation, and whether it is new.
     private func upsert(_ route: Route, key: String, on connection: PostgresConnection) async throws

@@ -6,11 +6,14 @@ struct LoadCommand: AsyncParsableCommand {
         commandName: "load",
         abstract: "Load route files into a route store (SQLite or PostgreSQL), for servers started with --store.",
         discussion: """
-            Routes are written by id: a stored route with the same id is replaced, unless it already says the same, \
-            so loading the same files again writes nothing. Routes without an id are numbered as `serve` numbers \
-            them (after the largest numeric id, in file order). Each batch of about a million points is one \
-            transaction; servers following the store apply the changes as they commit. With --prune, stored routes \
-            that the files do not hold are removed.
+            Files seed the store; they do not overwrite it. A route new to the store is added. A route that the \
+            HTTP API, SQL or another server changed or removed since its file was last imported is left as the \
+            store has it, however often the same files are loaded again. A route whose file changed since its last \
+            import (you edited it) is imported again: the file's version replaces the store's, and the summary names \
+            the route. With --replace, the files' version wins for every route that differs from the store's. \
+            Routes without an id are numbered as `serve` numbers them (after the largest numeric id, in file order). \
+            Each batch of about a million points is one transaction; servers following the store apply the changes \
+            as they commit. With --prune, stored routes that the files do not hold are removed.
             """)
 
     @Argument(help: "Route files to load (any format `build` reads).", completion: .file())
@@ -27,6 +30,9 @@ struct LoadCommand: AsyncParsableCommand {
 
     @Flag(help: "Remove the stored routes that the files do not hold.")
     var prune = false
+
+    @Flag(help: "Take the files' version of every route they hold, over changes made in the store since the last import.")
+    var replace = false
 
     @OptionGroup(title: "Reading")
     var reading: ReadingOptions
@@ -49,18 +55,23 @@ struct LoadCommand: AsyncParsableCommand {
             throw failure("error: \(error)")
         }
         do {
-            let summary = try await RouteStoreImport.load(routes, into: opened, prune: prune)
+            let summary = try await RouteStoreImport.load(routes, into: opened, policy: replace ? .replace : .seed,
+                                                          prune: prune)
             await opened.close()
-            if !quiet { print("\(opened.displayName): \(Self.describe(summary))") }
+            if !quiet {
+                print("\(opened.displayName): \(summary.counts)")
+                for line in Self.routeNotes(summary) { print(line) }
+            }
         } catch {
             await opened.close()
             throw failure("error: cannot load into \(opened.displayName): \(error)")
         }
     }
 
-    static func describe(_ s: RouteStoreImport.Summary) -> String {
-        var text = "\(s.added) added, \(s.replaced) replaced, \(s.unchanged) unchanged"
-        if s.removed > 0 { text += ", \(s.removed) removed" }
-        return text
+    /// The per-route lines of an import, at most `limit` of them and a count of the rest.
+    static func routeNotes(_ summary: RouteStoreImport.Summary, limit: Int = 100) -> [String] {
+        var lines = Array(summary.notes.prefix(limit))
+        if summary.notes.count > limit { lines.append("… and \(summary.notes.count - limit) more routes") }
+        return lines
     }
 }

@@ -15,7 +15,10 @@ struct ServeCommand: AsyncParsableCommand {
             /routes/{id}, POST /routes/{id}/points. \
             With --store, routes live in a route store and survive restarts: a SQLite file, or PostgreSQL, which \
             many servers share (each applies every change, whoever made it, and drops exactly the tiles it changed). \
-            Route files given with --store are loaded into it first; loading the same files again changes nothing. \
+            Route files given with --store seed it: a route new to the store is added, and one that the API, SQL or \
+            another replica changed or removed since its file was imported is left as it is, so restarting with the \
+            same files undoes no write. A route whose file you edited since its last import is imported again (the \
+            note names it); `routetiles load --replace` takes the files' version of every route. \
             --write-token needs --store: a server would otherwise acknowledge writes it forgets when it stops \
             (--store memory says that this is wanted). \
             SIGINT or SIGTERM stops the server after the requests in flight.
@@ -187,7 +190,8 @@ struct ServeCommand: AsyncParsableCommand {
                                                     terminal: terminal)
             do {
                 let summary = try await RouteStoreImport.load(routes, into: opened)
-                terminal.note("\(opened.displayName): \(LoadCommand.describe(summary))")
+                terminal.note("\(opened.displayName): \(summary.counts)")
+                for line in LoadCommand.routeNotes(summary) { terminal.note(line) }
             } catch {
                 throw failure("error: cannot load the route files into \(opened.displayName): \(error)")
             }

@@ -227,7 +227,7 @@ struct PostgresStoreTests {
         #expect(try cluster.psql(database, "SELECT obj_description('routes_changes'::regclass, 'pg_class')") == owner.schema.versionComment)
         try cluster.psql(database, """
             DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tiles_rw') THEN CREATE ROLE tiles_rw LOGIN; END IF; END $$;
-            GRANT SELECT, INSERT, UPDATE, DELETE ON routes, routes_changes TO tiles_rw;
+            GRANT SELECT, INSERT, UPDATE, DELETE ON routes, routes_changes, routes_imports TO tiles_rw;
             GRANT USAGE ON SEQUENCE routes_changes_seq TO tiles_rw;
             """)
         let limited = try await open(url.replacingOccurrences(of: "postgres://postgres@", with: "postgres://tiles_rw@"))
@@ -236,6 +236,10 @@ struct PostgresStoreTests {
         _ = try await sync.write(.append(key: "100", points: [Coordinate(longitude: 2.31, latitude: 48.86)]))
         _ = try await sync.write(.remove(key: "101"))
         #expect(try await owner.loadAll().routes.map(\.key) == ["100"])
+        // Files imported as `serve FILES --store` imports them: the role writes the import records too.
+        let imported = try await RouteStoreImport.load(TestServer.parisRoutes(count: 3, points: 30), into: limited)
+        #expect(imported.added == 2 && imported.keptChanged == 1, "\(imported)")
+        #expect(try await limited.importRecords().count == 3)
         await limited.close()
         await owner.close()
     }

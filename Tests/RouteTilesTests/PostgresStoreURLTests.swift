@@ -5,6 +5,15 @@ import Testing
 
 /// `--store postgres://…` read as libpq reads such URLs, and refused with a message that names what is wrong.
 @Suite(.serialized) struct PostgresStoreURLTests {
+    /// Docs/FORMATS.md prints the set-up script for the default names; it must be the one the store runs.
+    @Test func theDocumentedSetUpScriptIsTheOneRun() throws {
+        let formats = try String(contentsOf: ExternalTool.packageRoot.appendingPathComponent("Docs/FORMATS.md"), encoding: .utf8)
+        let start = try #require(formats.range(of: "```sql\nCREATE EXTENSION"))
+        let end = try #require(formats.range(of: "```", range: start.upperBound..<formats.endIndex))
+        let documented = String(formats[formats.index(start.lowerBound, offsetBy: 7)..<end.lowerBound])
+        #expect(documented == PostgresRouteSchema().setupScript)
+    }
+
     @Test func readsBothSchemesWithTheirOptions() throws {
         let url = try PostgresStoreURL("postgresql://tiles:s%40cret@db.example:6543/gis?sslmode=require&connect_timeout=3&application_name=edge&schema=live&table=tracks")
         #expect(url.host == "db.example" && url.port == 6543 && url.user == "tiles" && url.password == "s@cret")

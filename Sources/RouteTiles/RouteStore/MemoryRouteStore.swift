@@ -36,6 +36,7 @@ public final class MemoryRouteStore: RouteStore {
         var changes: [RouteChange] = []
         var sequence: Int64 = 0
         var nextNumber: UInt64 = 0
+        var imports: [String: RouteImportRecord] = [:]
     }
 
     private let state = Mutex(State())
@@ -136,6 +137,42 @@ public final class MemoryRouteStore: RouteStore {
             row.positions.appendToLastPart(points)
             row.header.version = made.sequence
             return .committed(changes: [made], written: [])
+        }
+    }
+
+    /// The imports from files this store has seen.
+    public func importRecords() async throws -> [String: RouteImportRecord] { state.withLock { $0.imports } }
+
+    /// Applies the entries whose route is still at its expected version.
+    public func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult {
+        state.withLock { state in
+            var result = RouteImportResult()
+            for entry in entries {
+                guard state.rows[entry.key]?.header.version == entry.expectedVersion else {
+                    result.skipped.append(entry.key)
+                    continue
+                }
+                switch entry.action {
+                case let .write(route):
+                    var route = route
+                    route.id = StoredRouteCodec.id(forKey: entry.key)
+                    guard case let .committed(changes, written) = apply(.put([route]), to: &state),
+                          let stored = written.first else { continue }
+                    result.changes += changes
+                    result.written.append(stored)
+                    state.imports[entry.key] = RouteImportRecord(contentHash: entry.contentHash, version: stored.version)
+                case .record:
+                    if let version = entry.expectedVersion {
+                        state.imports[entry.key] = RouteImportRecord(contentHash: entry.contentHash, version: version)
+                    }
+                case .remove:
+                    if case let .committed(changes, _) = apply(.remove(key: entry.key), to: &state) {
+                        result.changes += changes
+                    }
+                    state.imports[entry.key] = nil
+                }
+            }
+            return result
         }
     }
 

@@ -32,6 +32,15 @@ public protocol RouteStore: AnyObject, Sendable {
     /// Commits one write. Returns only after the transaction has committed, with the changes it made.
     func commit(_ write: RouteWrite) async throws -> RouteWriteResult
 
+    /// What the store remembers of the routes imported from files, by key: the content each file held and the
+    /// route's version after that import (`RouteStoreImport`).
+    func importRecords() async throws -> [String: RouteImportRecord]
+
+    /// Applies an import from files in one transaction, taking turns with `commit`'s writers: an entry applies only
+    /// while the route is still at the entry's expected version (absent for nil), else it is skipped. Changes are
+    /// recorded in the feed as for any write.
+    func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult
+
     /// Yields whenever changes may have been committed by anyone (another process, another replica); the reader
     /// then reads every change after the last it applied. The stream may yield when nothing changed, and ends when
     /// the store is closed. A stream that reconnects yields after each reconnect, since what was sent meanwhile is

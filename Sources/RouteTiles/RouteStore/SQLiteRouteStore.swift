@@ -44,7 +44,7 @@ public final class SQLiteRouteStore: RouteStore {
     private static func prepare(_ db: SQLiteDatabase, path: String, create: Bool) throws {
         try db.execute("PRAGMA busy_timeout = 10000")
         let tables = Set(try db.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
-        let ours: Set = ["routes", "route_changes", "routetiles_store"]
+        let ours: Set = ["routes", "route_changes", "route_imports", "routetiles_store"]
         if tables.isEmpty && !create {
             throw StoreError(path: path, message: "not a RouteTiles route store: the database is empty")
         }
@@ -83,6 +83,12 @@ public final class SQLiteRouteStore: RouteStore {
                     base_version INTEGER,
                     points BLOB,
                     changed_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
+                );
+                CREATE TABLE IF NOT EXISTS route_imports (
+                    id TEXT PRIMARY KEY,
+                    content_hash TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    imported_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
                 );
                 """)
         }
@@ -265,6 +271,70 @@ public final class SQLiteRouteStore: RouteStore {
             update.bind(3, key)
             try update.run()
             return .committed(changes: [made], written: [])
+        }
+    }
+
+    // MARK: Imports from files
+
+    /// What the `route_imports` table remembers.
+    public func importRecords() async throws -> [String: RouteImportRecord] {
+        try await withConnection { db in
+            let s = try db.prepare("SELECT id, content_hash, version FROM route_imports")
+            var records: [String: RouteImportRecord] = [:]
+            while try s.step() {
+                records[s.text(0) ?? ""] = RouteImportRecord(contentHash: s.text(1) ?? "", version: s.int64(2))
+            }
+            return records
+        }
+    }
+
+    /// Applies an import in one transaction; an entry whose route moved on since the importer looked is skipped.
+    public func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult {
+        try await withConnection { db in
+            try db.transaction(writing: true) {
+                let current = try db.prepare("SELECT version FROM routes WHERE id = ?")
+                let record = try db.prepare("""
+                    INSERT INTO route_imports (id, content_hash, version) VALUES (?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET content_hash = excluded.content_hash, version = excluded.version,
+                        imported_at = excluded.imported_at
+                    """)
+                let forget = try db.prepare("DELETE FROM route_imports WHERE id = ?")
+                func remember(_ key: String, _ hash: String, _ version: Int64) throws {
+                    record.bind(1, key)
+                    record.bind(2, hash)
+                    record.bind(3, version)
+                    try record.run()
+                }
+                var result = RouteImportResult()
+                for entry in entries {
+                    current.bind(1, entry.key)
+                    let version: Int64? = try current.step() ? current.int64(0) : nil
+                    current.reset()
+                    guard version == entry.expectedVersion else {
+                        result.skipped.append(entry.key)
+                        continue
+                    }
+                    switch entry.action {
+                    case let .write(route):
+                        var route = route
+                        route.id = StoredRouteCodec.id(forKey: entry.key)
+                        guard case let .committed(changes, written) = try Self.apply(.put([route]), to: db),
+                              let stored = written.first else { continue }
+                        result.changes += changes
+                        result.written.append(stored)
+                        try remember(entry.key, entry.contentHash, stored.version)
+                    case .record:
+                        if let version { try remember(entry.key, entry.contentHash, version) }
+                    case .remove:
+                        if case let .committed(changes, _) = try Self.apply(.remove(key: entry.key), to: db) {
+                            result.changes += changes
+                        }
+                        forget.bind(1, entry.key)
+                        try forget.run()
+                    }
+                }
+                return result
+            }
         }
     }
 
