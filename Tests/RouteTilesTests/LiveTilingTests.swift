@@ -233,3 +233,95 @@ import Testing
         #expect(Set(removed.invalidated) == expected && !expected.isEmpty)
     }
 }
+
+/// A live set of many chunks (`TilerChunk.capacity` routes each) under random puts, replacements, removals (enough
+/// to repack the chunks) and appends: its tiles are those of one tiler over its routes in creation order, its keys
+/// keep that order, and every tile whose bytes a change altered is among the tiles the change invalidated.
+@Suite struct LiveChunkTests {
+    static func line(near lon: Double, _ lat: Double, count: Int, using rng: inout SeededGenerator) -> [Coordinate] {
+        Sample.track(count: count, lon: lon, lat: lat, step: 0.002, using: &rng)
+    }
+
+    @Test(arguments: [1, 2] as [UInt64])
+    func chunkedSetsGiveTheTilesOfOneTilerAndInvalidateEveryChangedTile(seed: UInt64) throws {
+        var rng = SeededGenerator(seed: 300 + seed)
+        let options = Sample.options(maxZoom: 9)
+        func randomRoute(_ key: String) -> Route {
+            var route = Route(id: .string(key), properties: [Property("name", .string(key))],
+                              parts: [Self.line(near: 2.2 + .random(in: 0...0.4, using: &rng), 48.8 + .random(in: 0...0.2, using: &rng),
+                                                count: .random(in: 2...6, using: &rng), using: &rng)])
+            if Int.random(in: 0..<10, using: &rng) == 0 { route.layer = "other" }
+            return route
+        }
+        var model: [(key: String, route: Route)] = (0..<2_400).map { i in ("r\(i)", randomRoute("r\(i)")) }
+        let live = LiveRouteSet(routes: model.map(\.route), options: options)
+        var made = model.count
+
+        /// Every tile of the routes' covers: its bytes from the live set.
+        func tiles(_ routes: [Route]) throws -> [TileID: [UInt8]] {
+            var ids = Set<TileID>()
+            for route in routes { ids.formUnion(RouteCover.tiles(of: route, options: options)) }
+            var out: [TileID: [UInt8]] = [:]
+            for id in ids { out[id] = try live.snapshot.tile(z: id.z, x: id.x, y: id.y) ?? [] }
+            return out
+        }
+
+        for step in 0..<14 {
+            var edits: [LiveRouteSet.Edit] = []
+            var touched: [Route] = []
+            let roll = step == 5 ? -1 : Int.random(in: 0..<4, using: &rng)
+            switch roll {
+            case -1:
+                // Most routes go at once: the chunks are packed again.
+                let gone = model.indices.filter { $0 % 7 != 0 }
+                for i in gone { edits.append(.remove(key: model[i].key)); touched.append(model[i].route) }
+                model = model.indices.filter { $0 % 7 == 0 }.map { model[$0] }
+            case 0:
+                for _ in 0..<3 {
+                    let key = "r\(made)"
+                    made += 1
+                    let route = randomRoute(key)
+                    model.append((key, route))
+                    edits.append(.put(route))
+                    touched.append(route)
+                }
+            case 1:
+                let i = Int.random(in: 0..<model.count, using: &rng)
+                touched.append(model[i].route)
+                model[i].route = randomRoute(model[i].key)
+                edits.append(.put(model[i].route))
+                touched.append(model[i].route)
+            case 2:
+                let i = Int.random(in: 0..<model.count, using: &rng)
+                edits.append(.remove(key: model[i].key))
+                touched.append(model.remove(at: i).route)
+            default:
+                let i = Int.random(in: 0..<model.count, using: &rng)
+                let last = model[i].route.parts[0].last ?? Coordinate(longitude: 2.3, latitude: 48.8)
+                let more = Array(Self.line(near: last.longitude, last.latitude, count: 3, using: &rng).dropFirst())
+                touched.append(model[i].route)
+                model[i].route.parts[0] += more
+                edits.append(.append(key: model[i].key, points: more))
+                touched.append(model[i].route)
+            }
+            let before = try tiles(touched)
+            let change = live.apply(edits)
+            let after = try tiles(touched)
+            let invalidated = Set(change.invalidated)
+            for (id, bytes) in after where before[id] != bytes {
+                #expect(invalidated.contains(id), "step \(step): tile \(id) changed but was not invalidated")
+            }
+            #expect(live.keys == model.map(\.key), "step \(step): feature order")
+        }
+        let whole = RouteTiler(routes: model.map(\.route), options: options)
+        var compared = 0
+        for (id, bytes) in try tiles(model.map(\.route)) {
+            #expect(bytes == (try whole.tile(z: id.z, x: id.x, y: id.y) ?? []), "tile \(id)")
+            compared += 1
+        }
+        #expect(compared > 10)
+        #expect(live.snapshot.routeCount == model.count)
+        #expect(live.snapshot.pointCount == model.reduce(0) { $0 + $1.route.pointCount })
+        #expect(live.snapshot.tilers.layerNames == whole.layerNames)
+    }
+}

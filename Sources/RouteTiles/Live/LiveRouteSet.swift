@@ -8,9 +8,9 @@ import Synchronization
 /// aside and swaps it in, and reports the tiles whose content changed: the cover (every zoom, with buffer) of the
 /// old and the new geometry of the routes it touched.
 ///
-/// A change rebuilds only the tilers of the routes it touches; the snapshot itself costs the number of routes, not
-/// their points. Appending points to a route extends its tiler in place of rebuilding it
-/// (`RouteTiler.appending`).
+/// A change rebuilds only the tilers of the routes it touches, and the chunks of `TilerChunk.capacity` routes that
+/// hold them; the next snapshot then costs the number of chunks, not the number of routes or their points.
+/// Appending points to a route extends its tiler in place of rebuilding it (`RouteTiler.appending`).
 public final class LiveRouteSet: Sendable {
     /// One generation of the routes, ready to cut tiles.
     public struct Snapshot: Sendable {
@@ -49,6 +49,8 @@ public final class LiveRouteSet: Sendable {
         var lastPosition: Coordinate?
         var pointCount: Int
         var tiler: RouteTiler
+        /// The index of the chunk (`State.chunkKeys`) that holds the route.
+        var chunk = 0
         /// Nil until first needed, or until `fillCovers` reaches it: a set loaded at start-up answers tiles at once
         /// and finds its covers (a cut of every tile of every route) afterwards.
         var cover: Set<TileID>?
@@ -72,9 +74,60 @@ public final class LiveRouteSet: Sendable {
     }
 
     private struct State: Sendable {
-        var order: [String] = []
+        /// The keys of the routes in feature order, in chunks of at most `TilerChunk.capacity`.
+        var chunkKeys: [[String]] = []
+        /// The built chunk of each `chunkKeys` entry; those in `dirty` are stale until the next snapshot.
+        var chunks: [TilerChunk] = []
+        var dirty: Set<Int> = []
         var entries: [String: Entry] = [:]
         var nextNumber: UInt64 = 0
+        /// The positions of all the routes.
+        var pointCount = 0
+
+        /// Every key, in feature order.
+        var order: [String] { chunkKeys.flatMap { $0 } }
+
+        /// Puts a new key at the end of the feature order; returns its chunk.
+        mutating func place(_ key: String, options: TilingOptions) -> Int {
+            if chunkKeys.isEmpty || chunkKeys[chunkKeys.count - 1].count >= TilerChunk.capacity {
+                chunkKeys.append([])
+                chunks.append(TilerChunk([], options: options))
+            }
+            let chunk = chunkKeys.count - 1
+            chunkKeys[chunk].append(key)
+            dirty.insert(chunk)
+            return chunk
+        }
+
+        /// Takes a key out of the feature order. Chunks emptied by removals are packed again once they are most
+        /// of the chunks (a pass over every key, rare enough to cost a constant per removal).
+        mutating func unplace(_ key: String, from chunk: Int) {
+            chunkKeys[chunk].removeAll { $0 == key }
+            dirty.insert(chunk)
+            if chunkKeys.count > 8 && entries.count < chunkKeys.count * TilerChunk.capacity / 4 { repack() }
+        }
+
+        /// Chunks full again, in the same feature order.
+        mutating func repack() {
+            let keys = order
+            chunkKeys = stride(from: 0, to: keys.count, by: TilerChunk.capacity).map {
+                Array(keys[$0..<min($0 + TilerChunk.capacity, keys.count)])
+            }
+            for (c, chunk) in chunkKeys.enumerated() {
+                for key in chunk { entries[key]?.chunk = c }
+            }
+            chunks = chunks.prefix(chunkKeys.count).map { $0 }
+            dirty = Set(chunkKeys.indices)
+        }
+
+        /// Builds the chunks that changed, then the set of all chunks.
+        mutating func tilerSet(options: TilingOptions) -> RouteTilerSet {
+            for c in dirty {
+                chunks[c] = TilerChunk(chunkKeys[c].compactMap { entries[$0]?.tiler }, options: options)
+            }
+            dirty = []
+            return RouteTilerSet(chunks: chunks, options: options)
+        }
     }
 
     /// How the routes are cut into tiles.
@@ -100,10 +153,17 @@ public final class LiveRouteSet: Sendable {
         // The tilers are built on every core; covers wait (see `Entry.cover`).
         let tilers = Self.tilers(of: keyed.map(\.route), options: options)
         for ((key, route), tiler) in zip(keyed, tilers) {
-            if state.entries[key] == nil { state.order.append(key) }
-            state.entries[key] = Entry(route: route, tiler: tiler)
+            var entry = Entry(route: route, tiler: tiler)
+            if let old = state.entries[key] {
+                entry.chunk = old.chunk
+                state.pointCount -= old.pointCount
+            } else {
+                entry.chunk = state.place(key, options: options)
+            }
+            state.pointCount += entry.pointCount
+            state.entries[key] = entry
         }
-        let snapshot = Self.snapshot(of: state, options: options, generation: 0)
+        let snapshot = Self.snapshot(of: &state, options: options, generation: 0)
         self.state = Mutex(state)
         current = Mutex(snapshot)
     }
@@ -251,16 +311,25 @@ public final class LiveRouteSet: Sendable {
                             options: TilingOptions) -> String {
         var route = route
         let key = assignKey(&route, state: &state)
-        let entry = Entry(route: route, options: options)
-        if let old = state.entries[key] { invalidated.formUnion(old.knownCover) } else { state.order.append(key) }
+        var entry = Entry(route: route, options: options)
+        if let old = state.entries[key] {
+            invalidated.formUnion(old.knownCover)
+            entry.chunk = old.chunk
+            state.pointCount -= old.pointCount
+            state.dirty.insert(old.chunk)
+        } else {
+            entry.chunk = state.place(key, options: options)
+        }
         invalidated.formUnion(entry.knownCover)
+        state.pointCount += entry.pointCount
         state.entries[key] = entry
         return key
     }
 
     private static func remove(_ key: String, from state: inout State, invalidating invalidated: inout Set<TileID>) -> Bool {
         guard let old = state.entries.removeValue(forKey: key) else { return false }
-        state.order.removeAll { $0 == key }
+        state.unplace(key, from: old.chunk)
+        state.pointCount -= old.pointCount
         invalidated.formUnion(old.knownCover)
         return true
     }
@@ -281,6 +350,8 @@ public final class LiveRouteSet: Sendable {
         entry.tiler = tiler
         entry.lastPosition = points.last
         entry.pointCount += points.count
+        state.pointCount += points.count
+        state.dirty.insert(entry.chunk)
         cover.formUnion(added)
         entry.cover = cover
         return true
@@ -296,7 +367,7 @@ public final class LiveRouteSet: Sendable {
         state.withLock { state -> Change? in
             guard let (keys, invalidated) = body(&state) else { return nil }
             let generation = current.withLock { $0.generation } + 1
-            let next = Self.snapshot(of: state, options: options, generation: generation)
+            let next = Self.snapshot(of: &state, options: options, generation: generation)
             current.withLock { $0 = next }
             return Change(keys: keys, invalidated: invalidated.sorted(), generation: generation)
         }
@@ -312,9 +383,8 @@ public final class LiveRouteSet: Sendable {
         return key(for: route.id ?? .number(0))
     }
 
-    private static func snapshot(of state: State, options: TilingOptions, generation: UInt64) -> Snapshot {
-        let entries = state.order.compactMap { state.entries[$0] }
-        return Snapshot(tilers: RouteTilerSet(entries.map(\.tiler), options: options), generation: generation,
-                        routeCount: entries.count, pointCount: entries.reduce(0) { $0 + $1.pointCount })
+    private static func snapshot(of state: inout State, options: TilingOptions, generation: UInt64) -> Snapshot {
+        Snapshot(tilers: state.tilerSet(options: options), generation: generation, routeCount: state.entries.count,
+                 pointCount: state.pointCount)
     }
 }
