@@ -113,10 +113,11 @@ started=$(date +%s%N)
 "$bin" serve "$fleet" --store "$store_arg" --write-token $token --port "$port" --log-level warning --maxzoom 14 \
   2>"$work/serve.log" &
 server=$!
-up=""
-for _ in $(seq 10); do # wait_health waits 60 s: 10 minutes at most
-  if wait_health "$port" 2>/dev/null; then up=1; break; fi
+up="" # wait_health's loop, but up to 10 minutes (a large fleet seeds a store for minutes) and ending if serve does
+for _ in $(seq 6000); do
+  if curl -fs -o /dev/null "http://127.0.0.1:$port/health"; then up=1; break; fi
   kill -0 "$server" 2>/dev/null || break
+  sleep 0.1
 done
 [ -n "$up" ] || { echo "the server did not start:" >&2; tail -20 "$work/serve.log" >&2; exit 1; }
 startup=$(( ($(date +%s%N) - started) / 1000000 ))

@@ -199,7 +199,7 @@ struct ServeCommand: AsyncParsableCommand {
         let sync: LiveRouteSync
         let badRows: [RouteRowProblem]
         do {
-            (sync, badRows) = try await LiveRouteSync.open(store: opened, options: tiling.tilingOptions)
+            (sync, badRows) = try await LiveRouteSync.open(store: opened, options: tiling.tilingOptions(liveRoutes: true))
         } catch {
             throw failure("error: cannot read the routes of \(opened.displayName): \(error)")
         }

@@ -29,11 +29,20 @@ struct TilingArguments: ParsableArguments {
     @Flag(help: "One feature per clipped part, with start_m, end_m, mapbox_clip_start and mapbox_clip_end.")
     var lineMetrics = TilingOptions().lineMetrics
 
+    @Flag(inversion: .prefixedNo,
+          help: "Give each line feature length_m, its route's whole length. Default: on, but off for serve --store, where every append would change it in every tile of the route.")
+    var routeLength: Bool?
+
     @Option(help: "gzip level, 0 (store) to 9 (smallest).")
     var compressionLevel = Int(GzipCompressor.defaultLevel)
 
-    var tilingOptions: TilingOptions {
+    /// The options of a build, or of a server of routes that do not change.
+    var tilingOptions: TilingOptions { tilingOptions(liveRoutes: false) }
+
+    /// The options; for `liveRoutes` (routes in a store, which change), without `length_m` unless asked for.
+    func tilingOptions(liveRoutes: Bool) -> TilingOptions {
         var o = TilingOptions()
+        o.routeLength = routeLength ?? !liveRoutes
         o.minZoom = minzoom
         o.maxZoom = maxzoom
         o.extent = extent

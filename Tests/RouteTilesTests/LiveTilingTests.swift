@@ -325,3 +325,53 @@ import Testing
         #expect(live.snapshot.tilers.layerNames == whole.layerNames)
     }
 }
+
+/// Appends to live tracks whose tiles carry no whole-route value (`routeLength` off, as `serve --store` tiles):
+/// every tile whose bytes changed is invalidated, nothing beyond the tiles the last simplification block and the
+/// new segments are drawn in, and few tiles per fix.
+@Suite struct LiveAppendInvalidationTests {
+    @Test(arguments: [500, 6_000])
+    func oneFixInvalidatesTheTilesItChanged(points: Int) throws {
+        var rng = SeededGenerator(seed: UInt64(points))
+        var options = Sample.options(maxZoom: 14)
+        options.routeLength = false
+        var track = Route(id: .string("van"), properties: [Property("name", .string("van"))],
+                          parts: [Sample.track(count: points, lon: 2.3, lat: 48.85, step: 0.0003, using: &rng)])
+        let neighbour = Route(id: .string("bus"), parts: [Sample.track(count: 300, lon: 2.3, lat: 48.85, step: 0.0003, using: &rng)])
+        let live = LiveRouteSet(routes: [neighbour, track], options: options)
+        var counts: [Int] = []
+        for step in 0..<10 {
+            let last = try #require(track.parts[0].last)
+            let fixes = Array(Sample.track(count: step % 3 == 2 ? 4 : 2, lon: last.longitude, lat: last.latitude, step: 0.0003,
+                                           using: &rng).dropFirst())
+            let old = RouteTiler(routes: [track], options: options)
+            var grown = track
+            grown.parts[0] += fixes
+            let new = RouteTiler(routes: [grown], options: options)
+            let candidates = old.cover().union(new.cover())
+            var before: [TileID: [UInt8]] = [:]
+            for t in candidates { before[t] = try live.snapshot.tile(z: t.z, x: t.x, y: t.y) ?? [] }
+            let change = try #require(live.append(key: "van", points: fixes))
+            let invalidated = Set(change.invalidated)
+            var changed = 0
+            for t in candidates where (try live.snapshot.tile(z: t.z, x: t.x, y: t.y) ?? []) != before[t] {
+                changed += 1
+                #expect(invalidated.contains(t), "step \(step): tile \(t) changed but was not invalidated")
+            }
+            // The bound: the tiles in which the old last block and the new segments are drawn.
+            let blockStart = ImportanceColumn.lastBlockStart(old.projected)
+            let bound = RouteTiler(routes: [Route(parts: [Array(grown.parts[0][blockStart...])])], options: options).cover()
+            #expect(invalidated.isSubset(of: bound), "step \(step): \(invalidated.subtracting(bound).prefix(3)) beyond the bound")
+            #expect(changed > 0)
+            counts.append(invalidated.count)
+            track = grown
+        }
+        counts.sort()
+        let median = counts[counts.count / 2]
+        // At least one tile a zoom holds the new segment (15 at z0–14); the goal is 20.
+        #expect(median <= 20, "median \(median) tiles per fix: \(counts)")
+        // What every fix invalidated while features carried length_m: the whole cover.
+        let whole = RouteTiler(routes: [track], options: options).cover().count
+        if points > 1_000 { #expect(whole > 4 * median, "the whole cover is \(whole) tiles, a fix invalidates \(median)") }
+    }
+}

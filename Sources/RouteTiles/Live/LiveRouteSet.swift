@@ -297,7 +297,9 @@ public final class LiveRouteSet: Sendable {
     }
 
     /// Extends the last part of a route with `points`; nil when there is none under `key`. The cover grows by the
-    /// tiles the new segments touch; every tile already holding the route changes too, since its `length_m` does.
+    /// tiles the new segments touch. The tiles invalidated are those whose bytes changed
+    /// (`RouteTiler.tilesChanged(byAppendingTo:)`): near the new segments, and where the simplification of the
+    /// line's last block changed; every tile of the route when its features carry `length_m`.
     /// The route's tiler is extended, not rebuilt: the work follows the new points (see `RouteTiler.appending`).
     public func append(key: String, points: [Coordinate]) -> Change? {
         write { state -> ([String], Set<TileID>)? in
@@ -345,8 +347,7 @@ public final class LiveRouteSet: Sendable {
         piece.parts = [[joint] + points]
         let added = RouteCover.tiles(of: piece, options: options)
         var cover = entry.cover ?? RouteCover.tiles(of: entry.tiler)
-        invalidated.formUnion(cover)
-        invalidated.formUnion(added)
+        invalidated.formUnion(tiler.tilesChanged(byAppendingTo: entry.tiler))
         entry.tiler = tiler
         entry.lastPosition = points.last
         entry.pointCount += points.count

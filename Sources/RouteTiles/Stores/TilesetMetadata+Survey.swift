@@ -6,7 +6,7 @@ extension TilesetMetadata {
     /// build, still writes the metadata of the whole tileset by passing each route here as it is read.
     package struct Survey: Sendable {
         let options: TilingOptions
-        private var fields: [String: String] = ["length_m": "Number"]
+        private var fields: [String: String] = [:]
         private var otherLayers: [String: [String: String]] = [:]
         private var layerOrder: [String] = []
         private var mapBounds = MapRect.empty
@@ -14,6 +14,7 @@ extension TilesetMetadata {
 
         package init(options: TilingOptions) {
             self.options = options
+            if options.routeLength { fields["length_m"] = "Number" }
             if options.lineMetrics {
                 for key in ["start_m", "end_m", "mapbox_clip_start", "mapbox_clip_end"] { fields[key] = "Number" }
             }
@@ -53,7 +54,7 @@ extension TilesetMetadata {
             var layerFields = name == options.layerName ? fields : otherLayers[name] ?? [:]
             if name != options.layerName, otherLayers[name] == nil {
                 layerOrder.append(name)
-                if !isPoint { layerFields["length_m"] = "Number" }
+                if !isPoint && options.routeLength { layerFields["length_m"] = "Number" }
             }
             for property in properties where !RouteTiler.reservedKeys.contains(property.key) {
                 let type = property.value.fieldType

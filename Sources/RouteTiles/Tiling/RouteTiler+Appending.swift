@@ -43,7 +43,7 @@ extension RouteTiler {
         let index = self.index.appending(added.spans, set: set)
 
         var featureProperties = self.featureProperties
-        if let info = set.routeInfos.last { featureProperties[featureProperties.count - 1] = Self.featureProperties(info) }
+        if let info = set.routeInfos.last { featureProperties[featureProperties.count - 1] = Self.featureProperties(info, options: options) }
         return RouteTiler(options: options, projected: set, importance: importance, rootSpans: spans.spans,
                           index: index, featureProperties: featureProperties)
     }

@@ -3,12 +3,16 @@ extension RouteTiler {
     /// route has a feature, with the buffer), found the way the builder finds them, top-down through the spans of
     /// each tile, and cut but neither encoded as MVT nor compressed. `zooms` narrows the zooms returned.
     public func cover(zooms: ClosedRange<Int>? = nil) -> Set<TileID> {
-        let wanted = zooms ?? options.minZoom...options.maxZoom
+        cover(of: rootSpans, zooms: zooms ?? options.minZoom...options.maxZoom)
+    }
+
+    /// The tiles in which the segments of `spans` (world-copy spans that meet the root tile) have a feature.
+    func cover(of spans: [SegmentSpan], zooms wanted: ClosedRange<Int>) -> Set<TileID> {
         let deepest = min(options.maxZoom, wanted.upperBound)
         var out = Set<TileID>()
-        guard !rootSpans.isEmpty, wanted.lowerBound <= deepest else { return out }
+        guard !spans.isEmpty, wanted.lowerBound <= deepest else { return out }
         var cutter = makeCutter()
-        var stack = [SubtreeTask(tile: TileID(z: 0, x: 0, y: 0), spans: rootSpans)]
+        var stack = [SubtreeTask(tile: TileID(z: 0, x: 0, y: 0), spans: spans)]
         while let task = stack.popLast() {
             let tile = task.tile
             if tile.z >= options.minZoom && wanted.contains(tile.z) {

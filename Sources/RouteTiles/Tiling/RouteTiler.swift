@@ -29,7 +29,7 @@ public final class RouteTiler: Sendable {
         importance = ImportanceColumn(computing: projected, floor: Self.importanceFloor(options))
         rootSpans = Self.rootSpans(projected, options: options)
         index = SegmentIndex(spans: rootSpans, set: projected)
-        featureProperties = projected.routeInfos.map(Self.featureProperties)
+        featureProperties = projected.routeInfos.map { Self.featureProperties($0, options: options) }
         (layerNames, layerSlots) = Self.layerSlots(projected, options: options)
     }
 
@@ -67,13 +67,14 @@ public final class RouteTiler: Sendable {
         return max(options.squaredTolerance(zoom: deepest), 0)
     }
 
-    /// A route's properties as its features carry them: its own, less the reserved keys, then `length_m`.
+    /// A route's properties as its features carry them: its own, less the reserved keys, then `length_m` (unless
+    /// `options.routeLength` is off).
     ///
     /// Keys are made distinct here, once per route (a repeated key keeps its first place and its last value, as the
     /// GeoJSON reader does), so that the cutter adds features with `appendFeature`, which does not check them again
     /// in every tile. MVT 2.1 (4.4) wants keys unique within a feature; the readers never repeat one, but a `Route`
     /// built by a program may.
-    static func featureProperties(_ info: ProjectedRouteSet.RouteInfo) -> [Property] {
+    static func featureProperties(_ info: ProjectedRouteSet.RouteInfo, options: TilingOptions) -> [Property] {
         var properties: [Property] = []
         properties.reserveCapacity(info.properties.count + 1)
         var keys = IndexTable<ExactString>()
@@ -81,7 +82,7 @@ public final class RouteTiler: Sendable {
             let (index, inserted) = keys.index(of: ExactString(property.key))
             if inserted { properties.append(property) } else { properties[Int(index)].value = property.value }
         }
-        if info.isPoint { return properties }
+        if info.isPoint || !options.routeLength { return properties }
         properties.append(Property("length_m", TileCutter.metres(info.lengthMetres)))
         return properties
     }

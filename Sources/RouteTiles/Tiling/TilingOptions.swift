@@ -16,6 +16,11 @@ public struct TilingOptions: Sendable, Equatable {
     public var lineMetrics: Bool = false
     /// The vector tile layer of routes that do not name one (``Route/layer``).
     public var layerName: String = "routes"
+    /// Each line feature carries `length_m`, its route's whole length. A value of the whole route changes with
+    /// every append, in every tile of the route, so a live server (`serve --store`) leaves it out by default:
+    /// then an append changes only the tiles near its new segments, and clients read the length from the route
+    /// list (`GET /routes`).
+    public var routeLength: Bool = true
 
     /// The defaults: zooms 0 to 14, extent 4096, buffer 64, simplification 1, one layer called `routes`.
     public init() {}

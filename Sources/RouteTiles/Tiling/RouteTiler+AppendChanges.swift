@@ -1,0 +1,57 @@
+extension RouteTiler {
+    /// The tiles whose bytes an append changed: this tiler is `old.appending(…)`, extended at the end of its last
+    /// line. A tile changes when the new segments are drawn in it, or when a vertex inside it (with the buffer) is
+    /// kept at the tile's zoom by one tiler's simplification and dropped by the other's. Only the last block of the
+    /// line (`VertexImportance.blockLength` vertices) is simplified again, so only its vertices are compared, and
+    /// the answer follows the change, not the length of the route.
+    ///
+    /// With `routeLength` or `lineMetrics`, every feature carries a value of the whole route (`length_m`, or the
+    /// clip fractions of it), so every tile of the route changes: then the whole cover is returned.
+    func tilesChanged(byAppendingTo old: RouteTiler) -> Set<TileID> {
+        if options.routeLength || options.lineMetrics { return old.cover().union(cover()) }
+        let line = projected.lineCount - 1
+        let oldLast = old.projected.pointCount - 1, newLast = projected.pointCount - 1
+        guard line >= 0, oldLast >= 0, newLast > oldLast else { return [] }
+
+        // The new segments, from the old last vertex on, in every world copy that meets the root tile.
+        let root = WebMercator.bounds(of: TileID(z: 0, x: 0, y: 0), extent: options.extent, buffer: options.buffer)
+        var piece = SpanList()
+        for shift in [Int32(-1), 0, 1] {
+            let span = SegmentSpan(line: Int32(line), shift: shift, first: Int32(oldLast), end: Int32(newLast))
+            SpanFilter.select([span], meeting: root, in: projected, into: &piece)
+        }
+        var changed = cover(of: piece.spans, zooms: options.minZoom...options.maxZoom)
+
+        // The vertices of the old last block whose fate at some zoom differs.
+        let first = ImportanceColumn.lastBlockStart(old.projected)
+        for z in options.minZoom...options.maxZoom {
+            let tolerance = options.squaredTolerance(zoom: z)
+            guard tolerance >= 0 else { continue }
+            for v in first...oldLast where (old.importance[v] > tolerance) != (importance[v] > tolerance) {
+                tiles(holding: v, zoom: z, into: &changed)
+            }
+        }
+        return changed
+    }
+
+    /// Adds the tiles at `zoom` whose buffered box holds vertex `v`, in each world copy.
+    private func tiles(holding v: Int, zoom: Int, into out: inout Set<TileID>) {
+        let size = WebMercator.tileSize(zoom: zoom)
+        let buffer = Double(options.buffer) / Double(options.extent) * size
+        let count = 1 << zoom
+        // Tile k's buffered box is [k·size − buffer, (k+1)·size + buffer]: k runs from ⌈(p − buffer)/size − 1⌉ to
+        // ⌊(p + buffer)/size⌋.
+        func range(_ p: Double) -> (Int, Int) {
+            (max(0, Int(((p - buffer) / size - 1).rounded(.up))), min(count - 1, Int(((p + buffer) / size).rounded(.down))))
+        }
+        let (top, bottom) = range(projected.ys[v])
+        guard top <= bottom else { return }
+        for shift in [-1.0, 0, 1] {
+            let (left, right) = range(projected.xs[v] + shift * WebMercator.worldSize)
+            guard left <= right else { continue }
+            for column in left...right {
+                for row in top...bottom { out.insert(TileID(z: zoom, x: column, y: row)) }
+            }
+        }
+    }
+}
