@@ -17,6 +17,9 @@ public struct PostgresRouteSchema: Sendable {
     public var changes: String { Self.quote(schema) + "." + Self.quote(table + "_changes") }
     /// The imports from files (`RouteImportRecord`): what content each file held, and the version it left.
     public var imports: String { Self.quote(schema) + "." + Self.quote(table + "_imports") }
+    /// The positions appended to each route since its line was last written, one row per append
+    /// (`AppendedTails`): an append writes what it adds, not the route's whole line again.
+    public var tails: String { Self.quote(schema) + "." + Self.quote(table + "_tails") }
     var sequence: String { Self.quote(schema) + "." + Self.quote(table + "_changes_seq") }
     var function: String { Self.quote(schema) + "." + Self.quote(table + "_record_change") }
     var trigger: String { Self.quote(table + "_record_change") }
@@ -28,7 +31,7 @@ public struct PostgresRouteSchema: Sendable {
     /// The version of what `setupStatements` create, written as the comment of the changes table: a server that
     /// finds it there runs no DDL, so that a role that may only read and write the tables can run servers once
     /// an owner has set the store up.
-    public static let version = 3
+    public static let version = 4
     public var versionComment: String { "RouteTiles route store, schema \(Self.version)" }
 
     /// The NOTIFY channel every route store uses; the payload names the table (`schema.table`).
@@ -89,6 +92,14 @@ public struct PostgresRouteSchema: Sendable {
             )
             """,
             """
+            CREATE TABLE IF NOT EXISTS \(tails) (
+                route_id text NOT NULL REFERENCES \(routes) (id) ON UPDATE CASCADE ON DELETE CASCADE,
+                seq bigint NOT NULL,
+                points double precision[] NOT NULL,
+                PRIMARY KEY (route_id, seq)
+            )
+            """,
+            """
             CREATE SEQUENCE IF NOT EXISTS \(sequence) OWNED BY \(changes).seq
             """,
             """
@@ -97,9 +108,19 @@ public struct PostgresRouteSchema: Sendable {
                 s bigint;
                 created boolean := TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND OLD.id IS DISTINCT FROM NEW.id);
             BEGIN
+                -- RouteTiles folding a route's tail into its line: the route reads the same, so nothing is recorded.
+                IF TG_OP = 'UPDATE' AND current_setting('routetiles.fold', true) = 'on' THEN
+                    RETURN NEW;
+                END IF;
                 -- One writer at a time, until it commits: sequence numbers commit in order, so a reader that reads
                 -- past the newest it sees skips none.
                 PERFORM pg_advisory_xact_lock(\(lockKeys));
+                -- A line written by another program replaces what was appended to the old one (RouteTiles' own
+                -- writes empty the tail themselves).
+                IF TG_OP = 'UPDATE' AND current_setting('routetiles.own', true) IS DISTINCT FROM 'on'
+                   AND NEW.geom IS DISTINCT FROM OLD.geom THEN
+                    DELETE FROM \(tails) WHERE route_id = OLD.id;
+                END IF;
                 IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND OLD.id IS DISTINCT FROM NEW.id) THEN
                     s := nextval(\(Self.literal(sequence)));
                     INSERT INTO \(changes) (seq, route_id, op) VALUES (s, OLD.id, 'delete');

@@ -27,6 +27,8 @@ public final class PostgresRouteStore: RouteStore {
     private let logger: Logger
     private let timeout: Duration
     private let listenerTasks = Mutex<[Task<Void, Never>]>([])
+    /// When to fold each route's tail into its line (`AppendedTails`).
+    private let tails = Mutex(AppendedTails())
 
     /// Connects and, with `create`, creates what is missing (PostGIS, schema, tables, trigger) in one transaction;
     /// without it, checks that the table is there.
@@ -99,15 +101,27 @@ public final class PostgresRouteStore: RouteStore {
 
     // MARK: Reading
 
+    /// The columns of a route, its tail's positions last (flat, in append order), from `routes AS r`.
     private var rowColumns: String {
-        "id, version, created_seq, properties::text, ST_AsBinary(ST_Force2D(geom)), layer, kind, geodesic"
+        """
+        r.id, r.version, r.created_seq, r.properties::text, ST_AsBinary(ST_Force2D(r.geom)), r.layer, r.kind, r.geodesic,
+            (SELECT array_agg(u.p ORDER BY t.seq, u.o) FROM \(schema.tails) t
+                CROSS JOIN LATERAL unnest(t.points) WITH ORDINALITY AS u(p, o) WHERE t.route_id = r.id)
+        """
     }
 
-    private typealias RowTuple = (String, Int64, Int64, String?, ByteBuffer?, String?, String?, Bool)
+    private typealias RowTuple = (String, Int64, Int64, String?, ByteBuffer?, String?, String?, Bool, [Double]?)
 
     private static func row(_ t: RowTuple) -> StoredRow {
         StoredRouteCodec.route(key: t.0, version: t.1, created: t.2, properties: t.3,
-                               wkb: t.4.map { Array($0.readableBytesView) }, layer: t.5, kind: t.6, geodesic: t.7)
+                               wkb: t.4.map { Array($0.readableBytesView) }, layer: t.5, kind: t.6, geodesic: t.7,
+                               tail: coordinates(t.8 ?? []))
+    }
+
+    /// Positions from a flat array of longitude, latitude pairs.
+    private static func coordinates(_ flat: [Double]) -> [Coordinate] {
+        guard flat.count % 2 == 0 else { return [] }
+        return stride(from: 0, to: flat.count, by: 2).map { Coordinate(longitude: flat[$0], latitude: flat[$0 + 1]) }
     }
 
     public func loadAll() async throws -> RouteStoreSnapshot {
@@ -118,7 +132,7 @@ public final class PostgresRouteStore: RouteStore {
                     let sequence = try await Self.newest(connection, schema: schema, logger: logger)
                     var snapshot = RouteStoreSnapshot(routes: [], badRows: [], sequence: sequence)
                     let rows = try await connection.query(
-                        PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) ORDER BY created_seq, id"),
+                        PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) r ORDER BY r.created_seq, r.id"),
                         logger: logger)
                     for try await tuple in rows.decode(RowTuple.self) {
                         switch Self.row(tuple) {
@@ -139,7 +153,7 @@ public final class PostgresRouteStore: RouteStore {
     public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
         guard !keys.isEmpty else { return [:] }
         return try await call("cannot read routes") { [self] in
-            var query = PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) WHERE id = ANY($1)")
+            var query = PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) r WHERE r.id = ANY($1)")
             query.binds.append(keys)
             let rows = try await client.query(query, logger: logger)
             var found: [String: StoredRow] = [:]
@@ -162,13 +176,7 @@ public final class PostgresRouteStore: RouteStore {
                 guard let operation = RouteChange.Operation(rawValue: op) else {
                     throw RouteStoreError(store: displayName, message: "change \(seq) has an unknown op '\(op)'")
                 }
-                var points: [Coordinate] = []
-                if let flat, flat.count % 2 == 0 {
-                    points.reserveCapacity(flat.count / 2)
-                    for i in stride(from: 0, to: flat.count, by: 2) {
-                        points.append(Coordinate(longitude: flat[i], latitude: flat[i + 1]))
-                    }
-                }
+                let points = Self.coordinates(flat ?? [])
                 changes.append(RouteChange(sequence: seq, key: key, operation: operation, baseVersion: base, points: points))
             }
             // The first change after `sequence` is missing when a writer rolled back (its number is never used)
@@ -203,18 +211,102 @@ public final class PostgresRouteStore: RouteStore {
     // MARK: Writing
 
     public func commit(_ write: RouteWrite) async throws -> RouteWriteResult {
-        try await call("the write was not committed") { [self] in
-            try await client.withTransaction(logger: logger) { connection in
-                // Writers of this table take turns until they commit (the trigger takes the same lock), so the
-                // changes of one write have consecutive sequence numbers and commit in order.
-                try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(schema.lockKeys))"),
-                                           logger: logger)
-                return try await apply(write, on: connection)
-            }
-        }
+        try await commit(batch: [write])[0].get()
     }
 
-    private func apply(_ write: RouteWrite, on connection: PostgresConnection) async throws -> RouteWriteResult {
+    /// Commits the writes in one transaction, each of several in a savepoint of its own. Routes whose tail grew
+    /// long enough are folded afterwards, in a transaction of their own, off the writer's answer.
+    public func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
+        let (results, due) = try await call("the write was not committed") { [self] in
+            try await client.withTransaction(logger: logger) { connection in
+                // Writers of this table take turns until they commit (the trigger takes the same lock), so the
+                // changes of one write have consecutive sequence numbers and commit in order. `routetiles.own`
+                // tells the trigger that this transaction keeps the routes' tails itself.
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    SELECT pg_advisory_xact_lock(\(schema.lockKeys)), set_config('routetiles.own', 'on', true)
+                    """), logger: logger)
+                var due: [String] = []
+                var results: [Result<RouteWriteResult, any Error>] = []
+                for write in writes {
+                    guard writes.count > 1 else {
+                        results.append(.success(try await apply(write, on: connection, due: &due)))
+                        continue
+                    }
+                    try await connection.query("SAVEPOINT routetiles_write", logger: logger)
+                    do {
+                        let result = try await apply(write, on: connection, due: &due)
+                        try await connection.query("RELEASE SAVEPOINT routetiles_write", logger: logger)
+                        results.append(.success(result))
+                    } catch {
+                        try await connection.query("ROLLBACK TO SAVEPOINT routetiles_write", logger: logger)
+                        try await connection.query("RELEASE SAVEPOINT routetiles_write", logger: logger)
+                        results.append(.failure(RouteStoreError(store: displayName, message: Self.describe(error))))
+                    }
+                }
+                return (results, due)
+            }
+        }
+        if !due.isEmpty {
+            let keys = Array(Set(due))
+            Task { [self] in
+                do {
+                    try await call("cannot fold appended positions") { [self] in try await fold(keys) }
+                } catch {
+                    logger.warning("route store: \(Self.describe(error)); the routes stay whole, with their appended positions kept apart")
+                }
+            }
+        }
+        return results
+    }
+
+    /// Folds the tails of `keys` into their lines, in one transaction: the routes read the same before and after,
+    /// so the trigger records nothing (`routetiles.fold`) and versions stay.
+    private func fold(_ keys: [String]) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: """
+                SELECT pg_advisory_xact_lock(\(schema.lockKeys)), set_config('routetiles.fold', 'on', true)
+                """), logger: logger)
+            for key in keys {
+                var read = PostgresQuery(unsafeSQL: "SELECT seq, points FROM \(schema.tails) WHERE route_id = $1 ORDER BY seq")
+                read.binds.append(key)
+                var points: [Coordinate] = []
+                var last: Int64 = 0
+                for try await (seq, flat) in try await connection.query(read, logger: logger).decode((Int64, [Double]).self) {
+                    points += Self.coordinates(flat)
+                    last = seq
+                }
+                guard !points.isEmpty else { continue }
+                var update = PostgresQuery(unsafeSQL: "UPDATE \(schema.routes) SET geom = \(extendedGeometry) WHERE id = $1")
+                update.binds.append(key)
+                update.binds.append(ByteBuffer(bytes: WellKnownBinary.multiPoint(points)))
+                try await connection.query(update, logger: logger)
+                var drop = PostgresQuery(unsafeSQL: "DELETE FROM \(schema.tails) WHERE route_id = $1 AND seq <= $2")
+                drop.binds.append(key)
+                drop.binds.append(last)
+                try await connection.query(drop, logger: logger)
+            }
+        }
+        tails.withLock { ledger in for key in keys { ledger.folded(key) } }
+    }
+
+    /// The route's line (`geom` of the row being updated) with the positions of the MultiPoint WKB `$2` added to
+    /// the end of its last part.
+    private var extendedGeometry: String {
+        let routes = schema.routes
+        return """
+            CASE WHEN GeometryType(geom) = 'LINESTRING'
+                THEN ST_MakeLine(ARRAY[geom, ST_GeomFromWKB($2, 4326)])
+                ELSE ST_Collect(ARRAY(
+                    SELECT CASE WHEN d.path[1] = ST_NumGeometries(\(routes).geom)
+                        THEN ST_MakeLine(ARRAY[d.geom, ST_GeomFromWKB($2, 4326)]) ELSE d.geom END
+                    FROM ST_Dump(\(routes).geom) d ORDER BY d.path[1]))
+            END
+            """
+    }
+
+    private func apply(_ write: RouteWrite, on connection: PostgresConnection, due: inout [String]) async throws
+        -> RouteWriteResult
+    {
         switch write {
         case let .put(routes):
             let first = try await nextFreeNumber(connection, after: routes)
@@ -230,7 +322,7 @@ public final class PostgresRouteStore: RouteStore {
         case let .replace(key, route):
             var route = route
             route.id = StoredRouteCodec.id(forKey: key)
-            return try await apply(.put([route]), on: connection)
+            return try await apply(.put([route]), on: connection, due: &due)
         case let .remove(key):
             var query = PostgresQuery(unsafeSQL: "DELETE FROM \(schema.routes) WHERE id = $1 RETURNING currval(\(PostgresRouteSchema.literal(schema.sequence)))")
             query.binds.append(key)
@@ -238,38 +330,54 @@ public final class PostgresRouteStore: RouteStore {
             var sequence: Int64?
             for try await seq in rows.decode(Int64.self) { sequence = seq }
             guard let sequence else { return .notFound(key: key) }
+            tails.withLock { $0.forget(key) }  // its tail went with it (ON DELETE CASCADE)
             return .committed(changes: [RouteChange(sequence: sequence, key: key, operation: .delete)], written: [])
         case let .append(key, points):
-            var select = PostgresQuery(unsafeSQL: "SELECT version, kind, GeometryType(geom) FROM \(schema.routes) WHERE id = $1 FOR UPDATE")
+            // The geometry's type is read only when the kind does not tell (a row written by another program).
+            var select = PostgresQuery(unsafeSQL: """
+                SELECT version, kind, CASE WHEN kind IS NULL THEN GeometryType(geom) END FROM \(schema.routes)
+                WHERE id = $1 FOR UPDATE
+                """)
             select.binds.append(key)
-            var current: (Int64, String?, String)?
-            for try await row in try await connection.query(select, logger: logger).decode((Int64, String?, String).self) {
+            var current: (Int64, String?, String?)?
+            for try await row in try await connection.query(select, logger: logger).decode((Int64, String?, String?).self) {
                 current = row
             }
             guard let (base, kind, type) = current else { return .notFound(key: key) }
-            guard kind != "point", type == "LINESTRING" || type == "MULTILINESTRING" else { return .notALine(key: key) }
-            let routes = schema.routes
-            var update = PostgresQuery(unsafeSQL: """
-                UPDATE \(routes) SET geom = CASE WHEN GeometryType(geom) = 'LINESTRING'
-                    THEN ST_MakeLine(ARRAY[geom, ST_GeomFromWKB($2, 4326)])
-                    ELSE ST_Collect(ARRAY(
-                        SELECT CASE WHEN d.path[1] = ST_NumGeometries(\(routes).geom)
-                            THEN ST_MakeLine(ARRAY[d.geom, ST_GeomFromWKB($2, 4326)]) ELSE d.geom END
-                        FROM ST_Dump(\(routes).geom) d ORDER BY d.path[1]))
-                    END
-                WHERE id = $1 RETURNING version
-                """)
+            guard kind == "line" || (kind == nil && (type == "LINESTRING" || type == "MULTILINESTRING")) else {
+                return .notALine(key: key)
+            }
+            // The positions go to the route's tail; the row only takes its new version (the trigger numbers it),
+            // which leaves its line where it is (a TOASTed geometry is not copied by an UPDATE of another column).
+            var update = PostgresQuery(unsafeSQL: "UPDATE \(schema.routes) SET version = version WHERE id = $1 RETURNING version")
             update.binds.append(key)
-            update.binds.append(ByteBuffer(bytes: WellKnownBinary.multiPoint(points)))
             var sequence: Int64 = 0
             for try await version in try await connection.query(update, logger: logger).decode(Int64.self) {
                 sequence = version
             }
-            var mark = PostgresQuery(unsafeSQL: "UPDATE \(schema.changes) SET op = 'append', base_version = $2, points = $3 WHERE seq = $1")
+            let flat = points.flatMap { [$0.longitude, $0.latitude] }
+            var mark = PostgresQuery(unsafeSQL: """
+                WITH marked AS (UPDATE \(schema.changes) SET op = 'append', base_version = $2, points = $3 WHERE seq = $1)
+                INSERT INTO \(schema.tails) (route_id, seq, points) VALUES ($4, $1, $3)
+                """)
             mark.binds.append(sequence)
             mark.binds.append(base)
-            mark.binds.append(points.flatMap { [$0.longitude, $0.latitude] })
+            mark.binds.append(flat)
+            mark.binds.append(key)
             try await connection.query(mark, logger: logger)
+            if tails.withLock({ $0.counts(of: key) == nil }) {
+                // Learnt once per route and process.
+                var sizes = PostgresQuery(unsafeSQL: """
+                    SELECT ST_NPoints(geom)::int8,
+                        (SELECT COALESCE(SUM(array_length(points, 1)), 0) / 2 FROM \(schema.tails) WHERE route_id = $1)::int8
+                    FROM \(schema.routes) WHERE id = $1
+                    """)
+                sizes.binds.append(key)
+                for try await (line, tail) in try await connection.query(sizes, logger: logger).decode((Int64, Int64).self) {
+                    tails.withLock { $0.learn(key, AppendedTails.Counts(line: Int(line), tail: Int(tail) - points.count)) }
+                }
+            }
+            if tails.withLock({ $0.append(points.count, to: key) }) { due.append(key) }
             return .committed(changes: [RouteChange(sequence: sequence, key: key, operation: .append,
                                                     baseVersion: base, points: points)], written: [])
         }
@@ -293,7 +401,7 @@ public final class PostgresRouteStore: RouteStore {
         guard !entries.isEmpty else { return RouteImportResult() }
         return try await call("the import was not committed") { [self] in
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(schema.lockKeys))"),
+                try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(schema.lockKeys)), set_config('routetiles.own', 'on', true)"),
                                            logger: logger)
                 var select = PostgresQuery(unsafeSQL: "SELECT id, version FROM \(schema.routes) WHERE id = ANY($1) FOR UPDATE")
                 select.binds.append(entries.map(\.key))
@@ -321,7 +429,8 @@ public final class PostgresRouteStore: RouteStore {
                     case .record:
                         if let version = versions[entry.key] { remembered.append((entry.key, entry.contentHash, version)) }
                     case .remove:
-                        if case let .committed(changes, _) = try await apply(.remove(key: entry.key), on: connection) {
+                        var due: [String] = []
+                        if case let .committed(changes, _) = try await apply(.remove(key: entry.key), on: connection, due: &due) {
                             result.changes += changes
                         }
                         versions[entry.key] = nil
@@ -357,6 +466,11 @@ public final class PostgresRouteStore: RouteStore {
     {
         let properties = StoredRouteCodec.propertiesJSON(route.properties)
         let wkb = ByteBuffer(bytes: WellKnownBinary.encode(route))
+        // The new line replaces what was appended to the old one.
+        var dropTail = PostgresQuery(unsafeSQL: "DELETE FROM \(schema.tails) WHERE route_id = $1")
+        dropTail.binds.append(key)
+        try await connection.query(dropTail, logger: logger)
+        tails.withLock { $0.forget(key) }
         func bind(_ query: inout PostgresQuery) {
             query.binds.append(key)
             query.binds.append(properties)

@@ -77,6 +77,8 @@ extension RouteTilesResponder {
             let status = sync.status
             state.metrics.storeApplied.record(status.applied)
             state.metrics.storeNewest.record(status.newest)
+            state.metrics.storeCommits.record(status.commits)
+            state.metrics.storeCommittedWrites.record(status.writesCommitted)
         }
         if let accessLog = state.accessLog { state.metrics.accessLogDropped.record(accessLog.dropped) }
         return HTTPAnswers.bytes(state.metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")

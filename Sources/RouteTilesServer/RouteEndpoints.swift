@@ -12,7 +12,9 @@ extension RouteTilesResponder {
         guard rest.count <= 1 || isPoints, key.map({ !$0.isEmpty }) ?? true else {
             return HTTPAnswers.error(.notFound, "no such resource: \(path)")
         }
-        let allowed = key == nil ? "GET, POST" : (isPoints ? "POST" : "GET, PUT, DELETE")
+        // `POST /routes/points` appends to many routes; the other methods of that path address the route "points".
+        let isBatch = rest.count == 1 && rest.first == "points"
+        let allowed = key == nil ? "GET, POST" : (isPoints ? "POST" : (isBatch ? "GET, POST, PUT, DELETE" : "GET, PUT, DELETE"))
         guard allowed.contains(request.method.rawValue) else { return notAllowed(allowed) }
         guard case let .live(sync) = state.tiles.backend else {
             return HTTPAnswers.error(.methodNotAllowed, "this server serves a finished tileset; routes cannot change",
@@ -43,6 +45,7 @@ extension RouteTilesResponder {
             return response
         }
         if let refusal = authorize(request) { return refusal }
+        if isBatch, request.method == .post { return await appendToMany(request, sync: sync) }
 
         let write: RouteWrite
         if request.method == .delete, let key {
@@ -103,6 +106,82 @@ extension RouteTilesResponder {
             if let sequences { body["sequence"] = sequences.upperBound }
             return HTTPAnswers.json(body, status: .accepted)
         }
+    }
+
+    /// The most routes one `POST /routes/points` may name.
+    static let maxBatchRoutes = 10_000
+
+    /// `POST /routes/points`: `{"id": [[lon, lat], …], …}`, every route's points appended in one transaction (with
+    /// whatever else commits with it), each route's all or none. Answered once committed, with what was applied
+    /// and what was refused, per id: 200 when anything was applied, 422 when nothing was.
+    private func appendToMany(_ request: Request, sync: LiveRouteSync) async -> Response {
+        let body: [UInt8]
+        switch await readBody(request) {
+        case let .success(bytes): body = bytes
+        case let .failure(refusal): return refusal.response
+        }
+        let lists: [(key: String, points: Result<[Coordinate], PositionListReader.Problem>)]
+        do {
+            lists = try PositionListReader.readBatch(body, file: "request body")
+        } catch {
+            return HTTPAnswers.error(.badRequest, "\(error)")
+        }
+        guard !lists.isEmpty else { return HTTPAnswers.error(.badRequest, "the body names no route: send {\"id\": [[lon, lat], …], …}") }
+        guard lists.count <= Self.maxBatchRoutes else {
+            return HTTPAnswers.error(.contentTooLarge, "the body names \(lists.count) routes; at most \(Self.maxBatchRoutes) a request")
+        }
+        var refused: [[String: Any]] = []
+        var writes: [RouteWrite] = []
+        var counts: [Int] = []
+        for (key, points) in lists {
+            switch points {
+            case let .success(points):
+                writes.append(.append(key: key, points: points))
+                counts.append(points.count)
+            case let .failure(problem):
+                refused.append(["id": key, "status": 400, "error": problem.message])
+            }
+        }
+        let outcomes: [Result<LiveRouteSync.WriteOutcome, any Error>]
+        do {
+            outcomes = try await sync.write(batch: writes)
+        } catch {
+            return HTTPAnswers.error(.serviceUnavailable,
+                                     "the route store (\(sync.store.displayName)) did not confirm the writes, so none is acknowledged: \(error); "
+                                        + "try again (if they were committed after all, the store's feed brings them)",
+                                     headers: [.retryAfter: String(state.configuration.retryAfterSeconds)])
+        }
+        var applied: [[String: Any]] = []
+        var change: LiveRouteSet.Change?
+        var newest: Int64?
+        for ((write, count), outcome) in zip(zip(writes, counts), outcomes) {
+            let key = write.key ?? ""
+            switch outcome {
+            case let .failure(error):
+                refused.append(["id": key, "status": 503, "error": "not committed: \(error)"])
+            case let .success(.notFound(key)):
+                refused.append(["id": key, "status": 404, "error": "no route \(key)"])
+            case let .success(.notALine(key)):
+                refused.append(["id": key, "status": 409, "error": "route \(key) is a set of points (a maneuver); only lines can be extended"])
+            case let .success(.applied(made, _, sequences)):
+                change = made
+                var entry: [String: Any] = ["id": key, "points": count]
+                if let sequences { entry["sequence"] = sequences.upperBound; newest = max(newest ?? 0, sequences.upperBound) }
+                applied.append(entry)
+            case let .success(.committedNotApplied(_, sequences, error)):
+                var entry: [String: Any] = ["id": key, "points": count, "applied": false, "error": error]
+                if let sequences { entry["sequence"] = sequences.upperBound; newest = max(newest ?? 0, sequences.upperBound) }
+                applied.append(entry)
+            }
+        }
+        var answer: [String: Any] = ["applied": applied, "refused": refused]
+        if let change {
+            answer["generation"] = change.generation
+            answer["invalidated_tiles"] = change.invalidated.count
+            answer["invalidated_cached_tiles"] = state.cachedInvalidations(generation: change.generation) ?? 0
+        }
+        if let newest { answer["sequence"] = newest }
+        return HTTPAnswers.json(answer, status: applied.isEmpty ? .unprocessableContent : .ok)
     }
 
     /// Nil when the request may write; else the refusal.

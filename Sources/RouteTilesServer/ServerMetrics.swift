@@ -26,6 +26,9 @@ final class ServerMetrics: Sendable {
     let storeBadRows: Metrics.Counter
     let storeApplied: Metrics.Gauge
     let storeNewest: Metrics.Gauge
+    /// This server's group commits and the writes they carried, since the start (read from the sync at scrape).
+    let storeCommits: Metrics.Gauge
+    let storeCommittedWrites: Metrics.Gauge
     let accessLogDropped: Metrics.Gauge
     private let inFlight = Atomic<Int>(0)
     private let inFlightGauge: Metrics.Gauge
@@ -60,6 +63,8 @@ final class ServerMetrics: Sendable {
         storeBadRows = Metrics.Counter(label: "routetiles_store_bad_rows_total", factory: factory)
         storeApplied = Metrics.Gauge(label: "routetiles_store_applied_sequence", factory: factory)
         storeNewest = Metrics.Gauge(label: "routetiles_store_newest_sequence", factory: factory)
+        storeCommits = Metrics.Gauge(label: "routetiles_store_group_commits", factory: factory)
+        storeCommittedWrites = Metrics.Gauge(label: "routetiles_store_group_commit_writes", factory: factory)
         accessLogDropped = Metrics.Gauge(label: "routetiles_access_log_dropped_lines", factory: factory)
         inFlightGauge = Metrics.Gauge(label: "routetiles_http_requests_in_flight", factory: factory)
     }

@@ -52,6 +52,77 @@ struct PostgresStoreTests {
         try await StoreConvergence.expectConvergence(a, b, seed: seed)
     }
 
+    /// Appends go to `routes_tails`: the route's `geom` stays as written, its version moves on, every replica and a
+    /// fresh read see the whole line, and once the tail is long enough it is folded into `geom` without a change
+    /// in the feed. An `UPDATE` of `geom` by plain SQL replaces the line and what was appended to it; a `DELETE`
+    /// takes the tail along.
+    @Test func appendsGoToTheTailAndAreFoldedLater() async throws {
+        let cluster = try cluster()
+        let url = try cluster.createDatabase()
+        let database = PostgresCluster.database(of: url)
+        let a = try await open(url)
+        let b = try await open(url)
+        let (syncA, _) = try await LiveRouteSync.open(store: a, options: Self.options)
+        let (syncB, _) = try await LiveRouteSync.open(store: b, options: Self.options, tick: .seconds(60))
+        let follower = Task { await syncB.follow() }
+        defer { follower.cancel() }
+        var rng = SeededGenerator(seed: 23)
+        var expected = Sample.track(count: 600, lon: 2.3, lat: 48.85, step: 0.0003, using: &rng)
+        _ = try await syncA.write(.put([Route(id: .string("van"), parts: [expected]),
+                                        Route(id: .string("bus"), parts: [Array(expected.prefix(20))])]))
+        let geomBytes = try cluster.psql(database, "SELECT length(ST_AsBinary(geom)) FROM routes WHERE id = 'van'")
+        for step in 0..<10 {
+            let fixes = [Coordinate(longitude: 2.2 + Double(step) * 1e-4, latitude: 48.9)]
+            _ = try await syncA.write(.append(key: "van", points: fixes))
+            expected += fixes
+        }
+        #expect(try cluster.psql(database, "SELECT length(ST_AsBinary(geom)) FROM routes WHERE id = 'van'") == geomBytes)
+        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_tails WHERE route_id = 'van'") == "10")
+        #expect(try cluster.psql(database, "SELECT version = (SELECT MAX(seq) FROM routes_tails) FROM routes WHERE id = 'van'") == "t")
+        guard case let .route(read)? = try await a.rows(["van"])["van"] else { Issue.record("no route"); return }
+        #expect(read.route.parts == [expected])
+        #expect(try await settle([syncA, syncB], store: a))
+        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+
+        // 504 positions more in batches of 8 make a tail of 514, past the 512 that starts a fold.
+        for step in 0..<63 {
+            let fixes = (0..<8).map { Coordinate(longitude: 2.25 + Double(step * 8 + $0) * 1e-5, latitude: 48.91) }
+            let outcomes = try await syncA.write(batch: [.append(key: "van", points: Array(fixes[0..<4])),
+                                                         .append(key: "van", points: Array(fixes[4..<8]))])
+            for outcome in outcomes { _ = try outcome.get() }
+            expected += fixes
+        }
+        let changesBefore = try cluster.psql(database, "SELECT COUNT(*) FROM routes_changes")
+        let deadline = Date().addingTimeInterval(20)
+        while try cluster.psql(database, "SELECT COUNT(*) FROM routes_tails") != "0", Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_tails") == "0")
+        #expect(try cluster.psql(database, "SELECT ST_NPoints(geom) FROM routes WHERE id = 'van'") == String(expected.count))
+        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_changes") == changesBefore)
+        guard case let .route(folded)? = try await a.rows(["van"])["van"] else { Issue.record("no route"); return }
+        #expect(folded.route.parts == [expected])
+        #expect(try await settle([syncA, syncB], store: a))
+        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+
+        // Plain SQL: a new geom replaces the line and its tail; a DELETE takes the tail along.
+        _ = try await syncA.write(.append(key: "bus", points: [Coordinate(longitude: 2.31, latitude: 48.86)]))
+        _ = try await syncA.write(.append(key: "van", points: [Coordinate(longitude: 2.31, latitude: 48.86)]))
+        try cluster.psql(database, "UPDATE routes SET geom = ST_GeomFromText('LINESTRING(2.30 48.85, 2.32 48.86)', 4326) WHERE id = 'bus'")
+        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_tails WHERE route_id = 'bus'") == "0")
+        try cluster.psql(database, "UPDATE routes SET properties = '{\"name\": \"by psql\"}' WHERE id = 'van'")
+        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_tails WHERE route_id = 'van'") == "1")
+        guard case let .route(bus)? = try await a.rows(["bus"])["bus"] else { Issue.record("no bus"); return }
+        #expect(bus.route.pointCount == 2)
+        try cluster.psql(database, "DELETE FROM routes WHERE id = 'van'")
+        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_tails") == "0")
+        try await syncA.catchUp()
+        #expect(try await settle([syncA, syncB], store: a))
+        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+        await a.close()
+        await b.close()
+    }
+
     /// INSERT, UPDATE and DELETE made with psql reach both replicas through NOTIFY; rows that make no route are
     /// counted and skipped, and the feed goes on past them.
     @Test func sqlWritersReachEveryReplicaAndBadRowsAreSkipped() async throws {
@@ -227,7 +298,7 @@ struct PostgresStoreTests {
         #expect(try cluster.psql(database, "SELECT obj_description('routes_changes'::regclass, 'pg_class')") == owner.schema.versionComment)
         try cluster.psql(database, """
             DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tiles_rw') THEN CREATE ROLE tiles_rw LOGIN; END IF; END $$;
-            GRANT SELECT, INSERT, UPDATE, DELETE ON routes, routes_changes, routes_imports TO tiles_rw;
+            GRANT SELECT, INSERT, UPDATE, DELETE ON routes, routes_changes, routes_imports, routes_tails TO tiles_rw;
             GRANT USAGE ON SEQUENCE routes_changes_seq TO tiles_rw;
             """)
         let limited = try await open(url.replacingOccurrences(of: "postgres://postgres@", with: "postgres://tiles_rw@"))

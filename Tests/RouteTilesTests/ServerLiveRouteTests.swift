@@ -75,6 +75,77 @@ import Testing
         }
     }
 
+    /// `POST /routes/points`: many routes' fixes in one request, each route all or nothing, with what was applied
+    /// and what was refused per id; malformed bodies, duplicate ids, empty objects and bodies over the limit are
+    /// refused whole.
+    @Test func manyRoutesAreExtendedInOneRequest() async throws {
+        let start = [Coordinate(longitude: 2.35, latitude: 48.85), Coordinate(longitude: 2.351, latitude: 48.851)]
+        let routes = ["veh-1", "veh-2", "veh-3"].map { Route(id: .string($0), parts: [start]) }
+            + [Route(id: .string("stop"), parts: [[start[0]]], kind: .point),
+               Route(id: .string("points"), parts: [start])]
+        let backend = TileBackend.routes(routes, options: TestServer.options())
+        try await TestServer.with(backend, configure: configure) { server in
+            let body = Array(#"{"veh-1": [[2.352, 48.852], [2.353, 48.853]], "veh-2": [[2.36, 48.86]], "ghost": [[2.1, 48.1]], "veh-3": [[2.36, 95.0]], "stop": [[2.3, 48.8]], "points": [[2.37, 48.87]]}"#.utf8)
+            let reply = try await server.request(.POST, "/routes/points", headers: auth, body: body)
+            #expect(reply.status == 200, "\(String(decoding: reply.body, as: UTF8.self))")
+            let applied = try #require(reply.json["applied"] as? [[String: Any]])
+            #expect(applied.compactMap { $0["id"] as? String } == ["veh-1", "veh-2", "points"])
+            #expect(applied.compactMap { $0["points"] as? Int } == [2, 1, 1])
+            let refused = try #require(reply.json["refused"] as? [[String: Any]])
+            var why: [String: (status: Int, error: String)] = [:]
+            for entry in refused {
+                if let id = entry["id"] as? String { why[id] = (entry["status"] as? Int ?? 0, entry["error"] as? String ?? "") }
+            }
+            #expect(why["ghost"]?.status == 404)
+            let badPosition = why["veh-3"]
+            #expect(badPosition?.status == 400 && badPosition?.error.contains("latitude 95") == true, "\(why)")
+            #expect(why["stop"]?.status == 409)
+            #expect(why.count == 3)
+            #expect(reply.json["sequence"] is Int)
+            let invalidated = reply.json["invalidated_tiles"] as? Int ?? 0
+            #expect(invalidated > 0)
+
+            // Each route holds exactly what was applied to it.
+            @Sendable func positions(_ key: String) async throws -> Int {
+                let feature = try await server.get("/routes/\(key)")
+                let geometry = feature.json["geometry"] as? [String: Any]
+                return (geometry?["coordinates"] as? [Any])?.count ?? -1
+            }
+            #expect(try await positions("veh-1") == 4)
+            #expect(try await positions("veh-2") == 3)
+            #expect(try await positions("veh-3") == 2)
+            #expect(try await positions("points") == 3)
+
+            // Nothing applied: 422, with the reasons.
+            let none = try await server.request(.POST, "/routes/points", headers: auth, body: Array(#"{"ghost": [[2, 48]]}"#.utf8))
+            #expect(none.status == 422)
+            let noneRefused = none.json["refused"] as? [[String: Any]]
+            #expect(noneRefused?.first?["status"] as? Int == 404)
+
+            // Refused whole: nothing changes.
+            let wholeRefusals: [(String, String)] = [
+                (#"{}"#, "names no route"),
+                (#"[[2.3, 48.8]]"#, "expected an object"),
+                (#"{"veh-1": [[2.4, 48.9]], "veh-1": [[2.5, 48.9]]}"#, "given twice"),
+                (#"{"veh-1": [[2.4, 48.9]], "veh-2": }"#, "request body:1:"),
+            ]
+            for (text, words) in wholeRefusals {
+                let refusedWhole = try await server.request(.POST, "/routes/points", headers: auth, body: Array(text.utf8))
+                #expect(refusedWhole.status == 400, "\(text)")
+                let message = refusedWhole.json["error"] as? String ?? ""
+                #expect(message.contains(words), "\(text): \(message)")
+            }
+            #expect(try await positions("veh-1") == 4)
+            let many = Array(repeating: "[2.35, 48.85]", count: 10_000).joined(separator: ",")
+            let big = Array(("{\"veh-1\": [" + many + "]}").utf8)
+            #expect(try await server.request(.POST, "/routes/points", headers: auth, body: big).status == 413)
+            #expect(try await server.request(.POST, "/routes/points", body: body).status == 401)
+            // The other methods of the path address the route called "points".
+            #expect(try await server.request(.GET, "/routes/points").status == 200)
+            #expect(try await positions("veh-1") == 4)
+        }
+    }
+
     /// Every tile of `tiles` as the server sends it, uncompressed (nil for 204).
     func fetch(_ server: TestServer.Handle, _ tiles: [TileID]) async throws -> [TileID: [UInt8]] {
         var out: [TileID: [UInt8]] = [:]

@@ -68,7 +68,7 @@ import Testing
         for writer in writers {
             let problems = writer.problems(in: snapshot.routes)
             #expect(problems.isEmpty, "\(writer.prefix): \(problems.prefix(5))")
-            #expect(writer.uncertain.count <= 1, "one write at a time: at most one was in flight when the server died")
+            #expect(writer.uncertainRequests <= 1, "one request at a time: at most one was in flight when the server died")
         }
         let health = try await Self.getJSON(restarted.base + "/health")
         #expect(health["routes"] as? Int == snapshot.routes.count)

@@ -63,6 +63,10 @@ public final class LiveRouteSync: Sendable {
         public var reconnects: Int
         /// Rows skipped because they did not make a route, since the start.
         public var badRows: Int
+        /// Group commits made by this server (transactions of its own writes), since the start.
+        public var commits: Int = 0
+        /// The writes those commits carried: `writesCommitted / commits` writes shared each commit.
+        public var writesCommitted: Int = 0
     }
 
     private struct State {
@@ -98,6 +102,8 @@ public final class LiveRouteSync: Sendable {
     }
 
     private let lock = AsyncLock()
+    /// Writes waiting for the next group commit.
+    private let queue = WriteQueue()
     private let state: Mutex<State>
     private let observers = Mutex<[Observer]>([])
     /// How often the store is read even without a wake-up.
@@ -160,43 +166,106 @@ public final class LiveRouteSync: Sendable {
     /// waiting for its own call to time out (and for the follower's, whose lock it would wait behind): clients get
     /// their 503 now, and writes go through again as soon as a probe reaches the store.
     public func write(_ write: RouteWrite) async throws -> WriteOutcome {
+        let outcomes = try await self.write(batch: [write])
+        guard let outcome = outcomes.first else {
+            throw RouteStoreError(store: store.displayName, message: "the write has no outcome")
+        }
+        return try outcome.get()
+    }
+
+    /// Commits `writes` in one transaction of the store and applies them here; each is answered only after that
+    /// commit. Writes of other callers that arrive while a commit is in flight join the next one (group commit):
+    /// one transaction and one fsync carry them all, and writes to one route keep their order. Returns each write's
+    /// outcome in order, or the error that refused it alone; throws when the transaction failed as a whole, and
+    /// then nothing of it was acknowledged.
+    public func write(batch writes: [RouteWrite]) async throws -> [Result<WriteOutcome, any Error>] {
+        guard !writes.isEmpty else { return [] }
         try refuseWhileUnreachable()
-        return try await lock.withLock {
-            try refuseWhileUnreachable()
-            let result: RouteWriteResult
-            do {
-                result = try await store.commit(write)
-                noteSuccess()
-            } catch {
-                noteFailure(error)
-                prober.withLock { $0 }?.yield()
-                throw error
-            }
-            switch result {
-            case let .notFound(key): return .notFound(key: key)
-            case let .notALine(key): return .notALine(key: key)
-            case let .committed(changes, written):
-                let keys = changes.map(\.key).uniqued()
-                guard let first = changes.first?.sequence, let last = changes.last?.sequence else {
-                    return .applied(change: LiveRouteSet.Change(keys: [], invalidated: [], generation: routes.snapshot.generation),
-                                    keys: [], sequences: nil)
-                }
-                let contiguous = zip(changes, changes.dropFirst()).allSatisfy { $1.sequence == $0.sequence + 1 }
-                if contiguous, status.applied == first - 1 {
-                    let change = applyOwn(changes, written: written)
-                    return .applied(change: change, keys: keys, sequences: first...last)
-                }
+        let ticket = WriteTicket()
+        if queue.enqueue(WriteQueue.Unit(writes: writes, ticket: ticket)) { await lead() }
+        return try await ticket.value()
+    }
+
+    /// The most writes one transaction carries: a round takes whole units up to this many (one unit may exceed it).
+    static let maxWritesPerCommit = 4_096
+
+    /// Commits a round of the queue; while more waits, hands the next round to a new task, so that this caller's
+    /// answer does not wait for later writers.
+    private func lead() async {
+        let units = queue.take(maxWrites: Self.maxWritesPerCommit)
+        let writes = units.flatMap(\.writes)
+        let outcomes: WriteTicket.Outcomes
+        do {
+            outcomes = .success(try await lock.withLock { try await commitLocked(writes) })
+        } catch {
+            outcomes = .failure(error)
+        }
+        state.withLock { state in
+            state.status.commits += 1
+            state.status.writesCommitted += writes.count
+        }
+        var offset = 0
+        for unit in units {
+            let count = unit.writes.count
+            unit.ticket.resolve(outcomes.map { Array($0[offset..<offset + count]) })
+            offset += count
+        }
+        if queue.continueLeading() { Task { await self.lead() } }
+    }
+
+    /// Commits one round's writes and applies what committed, under the lock that orders applications.
+    private func commitLocked(_ writes: [RouteWrite]) async throws -> [Result<WriteOutcome, any Error>] {
+        try refuseWhileUnreachable()
+        let results: [Result<RouteWriteResult, any Error>]
+        do {
+            results = try await store.commit(batch: writes)
+            noteSuccess()
+        } catch {
+            noteFailure(error)
+            prober.withLock { $0 }?.yield()
+            throw error
+        }
+        var changes: [RouteChange] = []
+        var written: [StoredRoute] = []
+        for case let .success(.committed(made, stored)) in results {
+            changes += made
+            written += stored
+        }
+        /// What this server's routes did; nil when applying failed after the commit (the error says why).
+        var applied: Result<LiveRouteSet.Change, any Error> = .success(
+            LiveRouteSet.Change(keys: [], invalidated: [], generation: routes.snapshot.generation))
+        if let first = changes.first?.sequence, let last = changes.last?.sequence {
+            let contiguous = zip(changes, changes.dropFirst()).allSatisfy { $1.sequence == $0.sequence + 1 }
+            if contiguous, status.applied == first - 1 {
+                applied = .success(applyOwn(changes, written: written))
+            } else {
                 do {
                     var merged = LiveRouteSet.Change(keys: [], invalidated: [], generation: routes.snapshot.generation)
                     while status.applied < last {
-                        guard let applied = try await catchUpLocked() else { break }
-                        merged.invalidated = Array(Set(merged.invalidated).union(applied.change.invalidated)).sorted()
-                        merged.generation = applied.change.generation
+                        guard let caughtUp = try await catchUpLocked() else { break }
+                        merged.invalidated = Array(Set(merged.invalidated).union(caughtUp.change.invalidated)).sorted()
+                        merged.generation = caughtUp.change.generation
                     }
-                    merged.keys = keys
-                    return .applied(change: merged, keys: keys, sequences: first...last)
+                    merged.keys = changes.map(\.key).uniqued()
+                    applied = .success(merged)
                 } catch {
-                    return .committedNotApplied(keys: keys, sequences: first...last, error: "\(error)")
+                    applied = .failure(error)
+                }
+            }
+        }
+        return results.map { result in
+            result.map { result -> WriteOutcome in
+                switch result {
+                case let .notFound(key): return .notFound(key: key)
+                case let .notALine(key): return .notALine(key: key)
+                case let .committed(made, _):
+                    let keys = made.map(\.key).uniqued()
+                    let sequences = made.first.flatMap { first in made.last.map { first.sequence...$0.sequence } }
+                    switch applied {
+                    case let .success(change): return .applied(change: change, keys: keys, sequences: sequences)
+                    case let .failure(error):
+                        return .committedNotApplied(keys: keys, sequences: sequences, error: "\(error)")
+                    }
                 }
             }
         }

@@ -95,6 +95,11 @@ public final class MemoryRouteStore: RouteStore {
         state.withLock { state in apply(write, to: &state) }
     }
 
+    /// Applies the writes at once, under one lock: readers see all of them or none.
+    public func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
+        state.withLock { state in writes.map { .success(apply($0, to: &state)) } }
+    }
+
     private func apply(_ write: RouteWrite, to state: inout State) -> RouteWriteResult {
         func change(_ key: String, _ operation: RouteChange.Operation, base: Int64? = nil,
                     points: [Coordinate] = []) -> RouteChange {

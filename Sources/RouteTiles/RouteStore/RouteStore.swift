@@ -32,6 +32,12 @@ public protocol RouteStore: AnyObject, Sendable {
     /// Commits one write. Returns only after the transaction has committed, with the changes it made.
     func commit(_ write: RouteWrite) async throws -> RouteWriteResult
 
+    /// Commits several writes in one transaction: one commit (and one fsync) for writes that arrived together
+    /// (`LiveRouteSync`'s group commit). Returns only after the transaction has committed, with each write's
+    /// result in order: a write that fails alone (its own savepoint rolled back) gets its error, and the others
+    /// commit. Throws when the transaction failed as a whole: then none of the writes is acknowledged.
+    func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>]
+
     /// What the store remembers of the routes imported from files, by key: the content each file held and the
     /// route's version after that import (`RouteStoreImport`).
     func importRecords() async throws -> [String: RouteImportRecord]
@@ -49,6 +55,18 @@ public protocol RouteStore: AnyObject, Sendable {
 
     /// Ends the wake-ups and releases connections.
     func close() async
+}
+
+extension RouteStore {
+    /// One transaction per write, in order: for stores that cannot group writes. Each write's error is its own.
+    public func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
+        var results: [Result<RouteWriteResult, any Error>] = []
+        results.reserveCapacity(writes.count)
+        for write in writes {
+            do { results.append(.success(try await commit(write))) } catch { results.append(.failure(error)) }
+        }
+        return results
+    }
 }
 
 /// What a store holds at one moment: its routes and the sequence they include.
@@ -127,6 +145,14 @@ public enum RouteWrite: Sendable {
     case remove(key: String)
     /// Extends the last part of the line route stored under `key`.
     case append(key: String, points: [Coordinate])
+
+    /// The key the write names, if it names one (a `put` names its routes' ids).
+    public var key: String? {
+        switch self {
+        case .put: return nil
+        case let .replace(key, _), let .remove(key), let .append(key, _): return key
+        }
+    }
 }
 
 /// What a committed write did.

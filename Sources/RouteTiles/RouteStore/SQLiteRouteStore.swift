@@ -10,9 +10,12 @@ import Synchronization
 /// commits through `PRAGMA data_version` and applies them from the changes table.
 ///
 /// Tables (`Docs/FORMATS.md` has them in full): `routes` (one row a route: id, properties as JSON, the lines as
-/// WKB, layer, kind, geodesic, version, created_seq) and `route_changes` (the feed: seq, route_id, op,
-/// base_version and the points of an append). Calls run on a queue of the store's own, off Swift's concurrency
-/// pool, since SQLite blocks.
+/// WKB, layer, kind, geodesic, version, created_seq), `route_tails` (the positions appended to a route since its
+/// line was last written, one row per append: `AppendedTails`) and `route_changes` (the feed: seq, route_id, op,
+/// base_version and the points of an append). A route's version is the greater of `routes.version` and its
+/// tail's last seq: SQLite rewrites a whole row, geometry included, when one column changes, so an append touches
+/// no row of `routes`. Calls run on a queue of the store's own, off Swift's concurrency pool, since SQLite blocks;
+/// writes that arrive together commit in one transaction (`commit(batch:)`).
 public final class SQLiteRouteStore: RouteStore {
     /// The path of the database file.
     public let path: String
@@ -22,6 +25,8 @@ public final class SQLiteRouteStore: RouteStore {
     public var isDurable: Bool { true }
 
     private let connection: Mutex<SQLiteDatabase?>
+    /// When to fold each route's tail into its line; only touched on the store's queue.
+    private let tails = Mutex(AppendedTails())
     private let queue = DispatchQueue(label: "routetiles.sqlite-route-store")
     private let pollInterval: Duration
 
@@ -39,12 +44,22 @@ public final class SQLiteRouteStore: RouteStore {
         connection = Mutex(db)
     }
 
-    static let schemaVersion = "1"
+    /// Schema 2 added `route_tails`; a store of schema 1 is brought to 2 when opened (it only gains the table).
+    static let schemaVersion = "2"
+
+    private static let tailsTable = """
+        CREATE TABLE IF NOT EXISTS route_tails (
+            route_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            points BLOB NOT NULL,
+            PRIMARY KEY (route_id, seq)
+        ) WITHOUT ROWID;
+        """
 
     private static func prepare(_ db: SQLiteDatabase, path: String, create: Bool) throws {
         try db.execute("PRAGMA busy_timeout = 10000")
         let tables = Set(try db.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
-        let ours: Set = ["routes", "route_changes", "route_imports", "routetiles_store"]
+        let ours: Set = ["routes", "route_changes", "route_imports", "route_tails", "routetiles_store"]
         if tables.isEmpty && !create {
             throw StoreError(path: path, message: "not a RouteTiles route store: the database is empty")
         }
@@ -52,15 +67,17 @@ public final class SQLiteRouteStore: RouteStore {
             throw StoreError(path: path, message: "not a RouteTiles route store: it holds the tables "
                              + tables.sorted().joined(separator: ", "))
         }
-        if !tables.isEmpty, let version = try db.strings("SELECT value FROM routetiles_store WHERE key = 'schema'").first,
-           version != schemaVersion {
-            throw StoreError(path: path, message: "route store schema \(version); this RouteTiles reads schema \(schemaVersion)")
+        let stored = tables.isEmpty ? nil : try db.strings("SELECT value FROM routetiles_store WHERE key = 'schema'").first
+        if let stored, stored != schemaVersion, stored != "1" {
+            throw StoreError(path: path, message: "route store schema \(stored); this RouteTiles reads schema \(schemaVersion)")
         }
         guard try db.strings("PRAGMA journal_mode = WAL").first?.lowercased() == "wal" else {
             throw StoreError(path: path, message: "cannot switch the database to WAL journal mode")
         }
         try db.execute("PRAGMA synchronous = FULL")
-        if tables.isSuperset(of: ours) { return }
+        if tables.isSuperset(of: ours) && stored == schemaVersion { return }
+        // New, or older (schema 1 lacks `route_tails`, and `route_imports` when older still): every table is
+        // created where missing, and the version written.
         try db.transaction(writing: true) {
             try db.execute("""
                 CREATE TABLE IF NOT EXISTS routetiles_store (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -84,12 +101,14 @@ public final class SQLiteRouteStore: RouteStore {
                     points BLOB,
                     changed_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
                 );
+                \(tailsTable)
                 CREATE TABLE IF NOT EXISTS route_imports (
                     id TEXT PRIMARY KEY,
                     content_hash TEXT NOT NULL,
                     version INTEGER NOT NULL,
                     imported_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
                 );
+                UPDATE routetiles_store SET value = '\(schemaVersion)' WHERE key = 'schema';
                 """)
         }
     }
@@ -110,12 +129,29 @@ public final class SQLiteRouteStore: RouteStore {
 
     // MARK: Reading
 
-    private static let rowColumns = "id, version, properties, geom, layer, kind, geodesic, created_seq"
+    /// A route's version: that of its row, or of the last append to its tail if later.
+    private static let version = "MAX(version, COALESCE((SELECT MAX(seq) FROM route_tails WHERE route_id = routes.id), 0))"
 
-    private static func row(_ s: SQLiteDatabase.Statement) -> StoredRow {
+    private static let rowColumns = "id, \(version), properties, geom, layer, kind, geodesic, created_seq"
+
+    private static func row(_ s: SQLiteDatabase.Statement, tail: [Coordinate]) -> StoredRow {
         StoredRouteCodec.route(key: s.text(0) ?? "", version: s.int64(1), created: s.int64(7), properties: s.text(2),
                                wkb: s.isNull(3) ? nil : s.blob(3), layer: s.text(4), kind: s.text(5),
-                               geodesic: s.int(6) != 0)
+                               geodesic: s.int(6) != 0, tail: tail)
+    }
+
+    /// The positions of one route's tail (`route_id` nil: of every route), in append order.
+    private static func tails(_ db: SQLiteDatabase, of key: String?) throws -> [String: [Coordinate]] {
+        let s = key == nil
+            ? try db.prepare("SELECT route_id, points FROM route_tails ORDER BY route_id, seq")
+            : try db.cached("SELECT route_id, points FROM route_tails WHERE route_id = ? ORDER BY seq")
+        defer { s.reset() }
+        if let key { s.bind(1, key) }
+        var tails: [String: [Coordinate]] = [:]
+        while try s.step() {
+            if case let .points(points)? = try? WellKnownBinary.decode(s.blob(1)) { tails[s.text(0) ?? "", default: []] += points }
+        }
+        return tails
     }
 
     /// Every route and the newest sequence, read in one transaction.
@@ -123,10 +159,11 @@ public final class SQLiteRouteStore: RouteStore {
         try await withConnection { db in
             try db.transaction(writing: false) {
                 let sequence = try db.int64("SELECT COALESCE(MAX(seq), 0) FROM route_changes")
+                var tails = try Self.tails(db, of: nil)
                 let s = try db.prepare("SELECT \(Self.rowColumns) FROM routes ORDER BY created_seq, id")
                 var snapshot = RouteStoreSnapshot(routes: [], badRows: [], sequence: sequence)
                 while try s.step() {
-                    switch Self.row(s) {
+                    switch Self.row(s, tail: tails.removeValue(forKey: s.text(0) ?? "") ?? []) {
                     case let .route(route): snapshot.routes.append(route)
                     case let .bad(problem): snapshot.badRows.append(problem)
                     }
@@ -139,11 +176,12 @@ public final class SQLiteRouteStore: RouteStore {
     /// The routes stored under `keys`; absent keys are left out.
     public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
         try await withConnection { db in
-            let s = try db.prepare("SELECT \(Self.rowColumns) FROM routes WHERE id = ?")
+            let s = try db.cached("SELECT \(Self.rowColumns) FROM routes WHERE id = ?")
             var rows: [String: StoredRow] = [:]
             for key in keys {
+                let tail = try Self.tails(db, of: key)[key] ?? []
                 s.bind(1, key)
-                if try s.step() { rows[key] = Self.row(s) }
+                if try s.step() { rows[key] = Self.row(s, tail: tail) }
                 s.reset()
             }
             return rows
@@ -189,13 +227,80 @@ public final class SQLiteRouteStore: RouteStore {
 
     /// Commits one write in a transaction and returns once it is in the file.
     public func commit(_ write: RouteWrite) async throws -> RouteWriteResult {
-        try await withConnection { db in
-            try db.transaction(writing: true) { try Self.apply(write, to: db) }
+        try await commit(batch: [write])[0].get()
+    }
+
+    /// Commits the writes in one transaction, each in a savepoint of its own, and returns once it is in the file.
+    /// Routes whose tail grew long enough are folded afterwards, in a transaction of their own, before the next
+    /// write runs.
+    public func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
+        let (results, due) = try await withConnection { [self] db in
+            try db.transaction(writing: true) {
+                var due: [String] = []
+                let results = try writes.map { write -> Result<RouteWriteResult, any Error> in
+                    try db.execute("SAVEPOINT routetiles_write")
+                    do {
+                        let result = try tails.withLock { ledger in try Self.apply(write, to: db, tails: &ledger, due: &due) }
+                        try db.execute("RELEASE routetiles_write")
+                        return .success(result)
+                    } catch {
+                        try db.execute("ROLLBACK TO routetiles_write; RELEASE routetiles_write")
+                        return .failure(error)
+                    }
+                }
+                return (results, due)
+            }
+        }
+        if !due.isEmpty {
+            queue.async { [self] in
+                // A fold that fails leaves the tail as it is: the route is whole either way.
+                _ = try? connection.withLock { db in
+                    guard let db else { return }
+                    try tails.withLock { ledger in try Self.fold(due.uniqued(), in: db, tails: &ledger) }
+                }
+            }
+        }
+        return results
+    }
+
+    /// Folds the tails of `keys` into their lines, in one transaction: the routes read the same before and after,
+    /// so no change is recorded and versions stay.
+    private static func fold(_ keys: [String], in db: SQLiteDatabase, tails ledger: inout AppendedTails) throws {
+        try db.transaction(writing: true) {
+            let read = try db.cached("SELECT geom FROM routes WHERE id = ?")
+            let tail = try db.cached("SELECT seq, points FROM route_tails WHERE route_id = ? ORDER BY seq")
+            let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?) WHERE id = ?")
+            let drop = try db.cached("DELETE FROM route_tails WHERE route_id = ? AND seq <= ?")
+            for key in keys {
+                read.bind(1, key)
+                guard try read.step() else { read.reset(); continue }
+                let wkb = read.blob(0)
+                read.reset()
+                tail.bind(1, key)
+                var points: [Coordinate] = []
+                var last: Int64 = 0
+                while try tail.step() {
+                    guard case let .points(p)? = try? WellKnownBinary.decode(tail.blob(1)) else { continue }
+                    points += p
+                    last = tail.int64(0)
+                }
+                tail.reset()
+                guard !points.isEmpty, let spliced = try? WellKnownBinary.appending(points, to: wkb) else { continue }
+                update.bind(1, spliced)
+                update.bind(2, last)
+                update.bind(3, key)
+                try update.run()
+                drop.bind(1, key)
+                drop.bind(2, last)
+                try drop.run()
+                ledger.folded(key)
+            }
         }
     }
 
-    private static func apply(_ write: RouteWrite, to db: SQLiteDatabase) throws -> RouteWriteResult {
-        let addChange = try db.prepare("INSERT INTO route_changes (route_id, op, base_version, points) VALUES (?, ?, ?, ?)")
+    private static func apply(_ write: RouteWrite, to db: SQLiteDatabase, tails: inout AppendedTails,
+                              due: inout [String]) throws -> RouteWriteResult {
+        let addChange = try db.cached("INSERT INTO route_changes (route_id, op, base_version, points) VALUES (?, ?, ?, ?)")
         func change(_ key: String, _ operation: RouteChange.Operation, base: Int64? = nil,
                     points: [Coordinate] = []) throws -> RouteChange {
             addChange.bind(1, key)
@@ -206,18 +311,29 @@ public final class SQLiteRouteStore: RouteStore {
             return RouteChange(sequence: db.lastInsertRowID, key: key, operation: operation, baseVersion: base,
                                points: points)
         }
-        let current = try db.prepare("SELECT version, kind, geom, created_seq FROM routes WHERE id = ?")
-        /// The version, kind, WKB and creation stored under `key`, if any.
-        func stored(_ key: String) throws -> (version: Int64, kind: String?, wkb: [UInt8], created: Int64)? {
+        // The geometry's header is read only when the kind does not tell (a row written by another program).
+        let current = try db.cached("""
+            SELECT \(version), kind, CASE WHEN kind IS NULL THEN substr(geom, 1, 5) END, created_seq FROM routes WHERE id = ?
+            """)
+        /// The version, kind, whether it is a line, and creation of the route stored under `key`, if any.
+        func stored(_ key: String) throws -> (version: Int64, kind: String?, isLine: Bool, created: Int64)? {
             defer { current.reset() }
             current.bind(1, key)
             guard try current.step() else { return nil }
-            return (current.int64(0), current.text(1), current.blob(2), current.int64(3))
+            let kind = current.text(1)
+            let isLine = kind == nil ? WellKnownBinary.startsALine(current.blob(2)) : kind == "line"
+            return (current.int64(0), kind, isLine, current.int64(3))
+        }
+        let dropTail = try db.cached("DELETE FROM route_tails WHERE route_id = ?")
+        func forgetTail(_ key: String) throws {
+            dropTail.bind(1, key)
+            try dropTail.run()
+            tails.forget(key)
         }
 
         switch write {
         case let .put(routes):
-            let upsert = try db.prepare("""
+            let upsert = try db.cached("""
                 INSERT INTO routes (id, properties, geom, layer, kind, geodesic, version, created_seq)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET properties = excluded.properties, geom = excluded.geom,
@@ -229,6 +345,7 @@ public final class SQLiteRouteStore: RouteStore {
                 let key = StoredRouteCodec.key(for: route.id ?? .number(0))
                 let existing = try stored(key)
                 let made = try change(key, existing == nil ? .insert : .update)
+                if existing != nil { try forgetTail(key) }
                 upsert.bind(1, key)
                 upsert.bind(2, StoredRouteCodec.propertiesJSON(route.properties))
                 upsert.bind(3, WellKnownBinary.encode(route))
@@ -246,30 +363,36 @@ public final class SQLiteRouteStore: RouteStore {
         case let .replace(key, route):
             var route = route
             route.id = StoredRouteCodec.id(forKey: key)
-            return try apply(.put([route]), to: db)
+            return try apply(.put([route]), to: db, tails: &tails, due: &due)
         case let .remove(key):
             guard try stored(key) != nil else { return .notFound(key: key) }
             let made = try change(key, .delete)
-            let delete = try db.prepare("DELETE FROM routes WHERE id = ?")
+            let delete = try db.cached("DELETE FROM routes WHERE id = ?")
             delete.bind(1, key)
             try delete.run()
+            try forgetTail(key)
             return .committed(changes: [made], written: [])
         case let .append(key, points):
-            guard let (version, kind, wkb, _) = try stored(key) else { return .notFound(key: key) }
-            if kind == "point" { return .notALine(key: key) }
-            let extended: [UInt8]
-            do {
-                guard let spliced = try WellKnownBinary.appending(points, to: wkb) else { return .notALine(key: key) }
-                extended = spliced
-            } catch {
-                throw StoreError(path: db.path, message: "route \(key) has a geometry that cannot be extended: \(error.message)")
-            }
+            guard let (version, _, isLine, _) = try stored(key) else { return .notFound(key: key) }
+            guard isLine else { return .notALine(key: key) }
+            // The positions go to the route's tail: the stored line is not rewritten (`AppendedTails`).
             let made = try change(key, .append, base: version, points: points)
-            let update = try db.prepare("UPDATE routes SET geom = ?, version = ? WHERE id = ?")
-            update.bind(1, extended)
-            update.bind(2, made.sequence)
-            update.bind(3, key)
-            try update.run()
+            let addTail = try db.cached("INSERT INTO route_tails (route_id, seq, points) VALUES (?, ?, ?)")
+            addTail.bind(1, key)
+            addTail.bind(2, made.sequence)
+            addTail.bind(3, WellKnownBinary.multiPoint(points))
+            try addTail.run()
+            if tails.counts(of: key) == nil {
+                // Learnt once per route and process: the line's positions from its size (16 bytes each), the
+                // tail's from its rows.
+                let sizes = try db.cached("""
+                    SELECT length(geom) / 16, (SELECT COUNT(*) FROM route_tails WHERE route_id = ?1) FROM routes WHERE id = ?1
+                    """)
+                sizes.bind(1, key)
+                if try sizes.step() { tails.learn(key, AppendedTails.Counts(line: sizes.int(0), tail: sizes.int(1))) }
+                sizes.reset()
+            }
+            if tails.append(points.count, to: key) { due.append(key) }
             return .committed(changes: [made], written: [])
         }
     }
@@ -292,7 +415,7 @@ public final class SQLiteRouteStore: RouteStore {
     public func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult {
         try await withConnection { db in
             try db.transaction(writing: true) {
-                let current = try db.prepare("SELECT version FROM routes WHERE id = ?")
+                let current = try db.prepare("SELECT \(Self.version) FROM routes WHERE id = ?")
                 let record = try db.prepare("""
                     INSERT INTO route_imports (id, content_hash, version) VALUES (?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET content_hash = excluded.content_hash, version = excluded.version,
@@ -318,7 +441,10 @@ public final class SQLiteRouteStore: RouteStore {
                     case let .write(route):
                         var route = route
                         route.id = StoredRouteCodec.id(forKey: entry.key)
-                        guard case let .committed(changes, written) = try Self.apply(.put([route]), to: db),
+                        guard case let .committed(changes, written) = try self.tails.withLock({ ledger in
+                            var due: [String] = []
+                            return try Self.apply(.put([route]), to: db, tails: &ledger, due: &due)
+                        }),
                               let stored = written.first else { continue }
                         result.changes += changes
                         result.written.append(stored)
@@ -326,7 +452,10 @@ public final class SQLiteRouteStore: RouteStore {
                     case .record:
                         if let version { try remember(entry.key, entry.contentHash, version) }
                     case .remove:
-                        if case let .committed(changes, _) = try Self.apply(.remove(key: entry.key), to: db) {
+                        if case let .committed(changes, _) = try self.tails.withLock({ ledger in
+                            var due: [String] = []
+                            return try Self.apply(.remove(key: entry.key), to: db, tails: &ledger, due: &due)
+                        }) {
                             result.changes += changes
                         }
                         forget.bind(1, entry.key)

@@ -33,9 +33,10 @@ package enum StoredRouteCodec {
     package static func kindName(_ kind: RouteKind) -> String { kind == .line ? "line" : "point" }
 
     /// The route a row makes, or what is wrong with it. `kind` nil takes the kind from the geometry; `properties`
-    /// nil or empty is no properties.
+    /// nil or empty is no properties. `tail` is what was appended to the line since it was stored
+    /// (`AppendedTails`): it ends the last part.
     package static func route(key: String, version: Int64, created: Int64, properties: String?, wkb: [UInt8]?, layer: String?,
-                             kind: String?, geodesic: Bool) -> StoredRow {
+                             kind: String?, geodesic: Bool, tail: [Coordinate] = []) -> StoredRow {
         func bad(_ message: String) -> StoredRow { .bad(RouteRowProblem(key: key, version: version, message: message)) }
         var parsed: (properties: [Property], geodesic: Bool) = ([], false)
         if let properties, !properties.isEmpty {
@@ -60,11 +61,12 @@ package enum StoredRouteCodec {
             for (index, line) in lines.enumerated() where line.count < 2 {
                 return bad("part \(index) of the line has \(line.count) position\(line.count == 1 ? "" : "s"); a line needs two or more")
             }
-            parts = lines
+            parts = tail.isEmpty ? lines : Array(lines.dropLast()) + [lines[lines.count - 1] + tail]
             routeKind = .line
         case let .points(points):
             guard kind == nil || kind == "point" else { return bad("kind '\(kind ?? "")' does not fit a point geometry") }
             guard !points.isEmpty else { return bad("the geometry is empty") }
+            guard tail.isEmpty else { return bad("positions were appended to a set of points") }
             parts = points.map { [$0] }
             routeKind = .point
         }

@@ -74,6 +74,14 @@ package enum WellKnownBinary {
         withUnsafeBytes(of: c.latitude.bitPattern.littleEndian) { out.append(contentsOf: $0) }
     }
 
+    /// Whether `header` (the first five bytes of a geometry, or more) starts a LineString or a MultiLineString:
+    /// the geometries an append can extend.
+    package static func startsALine(_ header: [UInt8]) -> Bool {
+        var reader = Reader(bytes: header)
+        guard let (type, _) = try? reader.header() else { return false }
+        return type == 2 || type == 5
+    }
+
     /// The line `wkb` with `points` added to the end of its last part, spliced in place of decoding and
     /// re-encoding it: the work follows the new points, plus one copy of the bytes. Nil when `wkb` is not a
     /// LineString or MultiLineString.

@@ -23,6 +23,7 @@ final class SQLiteDatabase {
     deinit { close() }
 
     func close() {
+        statements = [:]
         sqlite3_close_v2(handle)
         handle = nil
     }
@@ -53,6 +54,21 @@ final class SQLiteDatabase {
             try? execute("ROLLBACK")
             throw error
         }
+    }
+
+    /// Statements prepared once and kept for the connection's life (`cached(_:)`).
+    private var statements: [String: Statement] = [:]
+
+    /// The statement for `sql`, prepared on first use and reused after: for statements a hot path runs again and
+    /// again. The statement comes reset, with no bindings; the caller steps it to its end or resets it.
+    func cached(_ sql: String) throws -> Statement {
+        if let statement = statements[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try prepare(sql)
+        statements[sql] = statement
+        return statement
     }
 
     func prepare(_ sql: String) throws -> Statement {

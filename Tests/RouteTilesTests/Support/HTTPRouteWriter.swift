@@ -20,6 +20,8 @@ final class HTTPRouteWriter: @unchecked Sendable {
 
     /// Keys whose state is not known: a write to them got no answer, or a 503.
     private(set) var uncertain: Set<String> = []
+    /// Requests that got no answer or a 503 (a batched append makes several keys uncertain at once).
+    private(set) var uncertainRequests = 0
     private(set) var acknowledged = 0
     /// Writes answered 503, each with `Retry-After`, and how long each took to be answered.
     private(set) var unavailable = 0
@@ -61,36 +63,55 @@ final class HTTPRouteWriter: @unchecked Sendable {
         return Sample.track(count: count, lon: lon, lat: lat, step: 0.0006, using: &rng)
     }
 
-    /// One random write: a new route, a replacement, an append, or a removal, on this writer's certain keys.
+    /// One random write: a new route, a replacement, an append (alone, or of two or three routes in one
+    /// `POST /routes/points`), or a removal, on this writer's certain keys.
     @discardableResult
     func step(base: String) async -> Answer {
         let known = model.snapshot().routes.map(\.key).filter { !uncertain.contains($0) }
         let roll = Int.random(in: 0..<100, using: &rng)
-        let write: RouteWrite
+        var writes: [RouteWrite] = []
         let method: HTTPMethod
         let path: String
         let body: [UInt8]
-        let key: String
-        if known.isEmpty || roll < 40 {
+        /// The keys the request writes.
+        var touched: [String] = []
+        if known.count >= 2, roll >= 80, roll < 92 {
+            // Appends to several routes in one request.
+            var lists: [String] = []
+            for key in known.shuffled(using: &rng).prefix(Int.random(in: 2...3, using: &rng)) {
+                let current = model.snapshot().routes.first { $0.key == key }?.route
+                let points = Array(line(4, near: current?.parts.last?.last).dropFirst())
+                writes.append(.append(key: key, points: points))
+                touched.append(key)
+                lists.append("\"\(key)\": [" + points.map { "[\($0.longitude),\($0.latitude)]" }.joined(separator: ",") + "]")
+                if var route = current {
+                    route.parts[route.parts.count - 1] += points
+                    sent.append(route)
+                }
+            }
+            (method, path, body) = (.POST, "/routes/points", Array(("{" + lists.joined(separator: ",") + "}").utf8))
+        } else if known.isEmpty || roll < 40 {
             created += 1
-            key = "\(prefix)-\(created)"
+            let key = "\(prefix)-\(created)"
             let route = Route(id: .string(key), properties: [Property("name", .string("\(key) v1"))], parts: [line(24)])
-            write = .put([route])
+            writes = [.put([route])]
+            touched = [key]
             (method, path, body) = (.POST, "/routes", Self.feature(route))
             sent.append(route)
         } else {
-            key = known.randomElement(using: &rng) ?? known[0]
+            let key = known.randomElement(using: &rng) ?? known[0]
             let current = model.snapshot().routes.first { $0.key == key }?.route
+            touched = [key]
             if roll < 60 {
                 let route = Route(properties: [Property("name", .string("\(key) at \(roll)"))], parts: [line(18)])
-                write = .replace(key: key, route: route)
+                writes = [.replace(key: key, route: route)]
                 (method, path, body) = (.PUT, "/routes/\(key)", Self.feature(route))
                 var sentRoute = route
                 sentRoute.id = .string(key)
                 sent.append(sentRoute)
             } else if roll < 85 {
                 let points = Array(line(6, near: current?.parts.last?.last).dropFirst())
-                write = .append(key: key, points: points)
+                writes = [.append(key: key, points: points)]
                 let text = "[" + points.map { "[\($0.longitude),\($0.latitude)]" }.joined(separator: ",") + "]"
                 (method, path, body) = (.POST, "/routes/\(key)/points", Array(text.utf8))
                 if var route = current {
@@ -98,7 +119,7 @@ final class HTTPRouteWriter: @unchecked Sendable {
                     sent.append(route)
                 }
             } else {
-                write = .remove(key: key)
+                writes = [.remove(key: key)]
                 (method, path, body) = (.DELETE, "/routes/\(key)", [])
             }
         }
@@ -117,23 +138,35 @@ final class HTTPRouteWriter: @unchecked Sendable {
             status = Int(response.status.code)
             retryAfter = response.headers.first(name: "Retry-After")
         } catch {
-            uncertain.insert(key)
+            uncertain.formUnion(touched)
+            uncertainRequests += 1
             lastError = "\(error)"
             return .noAnswer("\(error)")
         }
         switch status {
         case 200..<300:
-            let outcome = try? await model.commit(write)
-            guard case .committed? = outcome else {
-                unexpected.append("\(method) \(path): \(status), but the model says \(String(describing: outcome))")
-                return .unexpected(status)
+            for write in writes {
+                let outcome = try? await model.commit(write)
+                guard case .committed? = outcome else {
+                    unexpected.append("\(method) \(path): \(status), but the model says \(String(describing: outcome)): \(String(decoding: reply, as: UTF8.self))")
+                    return .unexpected(status)
+                }
+            }
+            if writes.count > 1 {
+                let json = (try? JSONSerialization.jsonObject(with: Data(reply))) as? [String: Any]
+                let applied = (json?["applied"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+                if Set(applied) != Set(touched) || !((json?["refused"] as? [Any])?.isEmpty ?? false) {
+                    unexpected.append("\(method) \(path): \(status), but not every append was applied: \(String(decoding: reply, as: UTF8.self))")
+                    return .unexpected(status)
+                }
             }
             acknowledged += 1
             let json = (try? JSONSerialization.jsonObject(with: Data(reply))) as? [String: Any]
             acknowledgedAt.append((Date(), (json?["sequence"] as? NSNumber)?.int64Value ?? -1))
             return .acknowledged
         case 503:
-            uncertain.insert(key)
+            uncertain.formUnion(touched)
+            uncertainRequests += 1
             unavailable += 1
             unavailableAfter.append(ContinuousClock.now - sentAt)
             if retryAfter == nil { unexpected.append("\(method) \(path): 503 without Retry-After") }
