@@ -13,7 +13,8 @@ import Testing
     }
 
     @Test func everyScriptOfTheFolderIsServedOnceAsTheFolderHasIt() async throws {
-        let scripts = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".js") }
+        let scripts = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path)
+            .filter { $0.hasSuffix(".js") }
         #expect(ViewerFiles.scripts.map(\.name).sorted() == scripts.sorted(), "a script of the folder is not served")
         #expect(ViewerFiles.scripts.last?.name == "main.js", "main.js starts the viewer: it comes last")
         for file in ViewerFiles.scripts {
@@ -25,7 +26,8 @@ import Testing
             var searchFrom = script.text.startIndex
             for file in ViewerFiles.scripts {
                 let text = String(decoding: file.bytes, as: UTF8.self)
-                let found = try #require(script.text.range(of: text, range: searchFrom..<script.text.endIndex), "\(file.name)")
+                let found = try #require(script.text.range(of: text, range: searchFrom..<script.text.endIndex),
+                                         "\(file.name) is missing or out of order")
                 searchFrom = found.upperBound
             }
             #expect(script.text.hasPrefix("// The RouteTiles viewer: format.js, map.js"))
@@ -52,9 +54,11 @@ import Testing
         #expect(root.contains("<h1>\(escapedTitle)</h1>"))
         #expect(root.contains(#"<script src="https://cdn.example/maplibre/maplibre-gl.js"></script>"#))
         #expect(root.contains(#""basemap":"https://b.example/s?x=\u003c/script>","live":true"#))
-        #expect(!root.contains("<base ") && root.components(separatedBy: "{{").count == 4, "the title's braces alone: in <title>, <h1> and the config")
+        #expect(!root.contains("<base "))
+        #expect(root.components(separatedBy: "{{").count == 4, "the title's braces alone: in <title>, <h1>, the config")
 
-        let mounted = ViewerPage.html(mapLibreURL: "/assets", title: "t", basemap: nil, live: false, baseHref: "/tiles/")
+        let mounted = ViewerPage.html(mapLibreURL: "/assets", title: "t", basemap: nil, live: false,
+                                      baseHref: "/tiles/")
         #expect(mounted.contains("""
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <base href="/tiles/">
