@@ -47,6 +47,10 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+        ], resources: [
+            // The viewer's page, scripts and stylesheet, compiled into the binary as byte arrays (PackageResources):
+            // no resource bundle to keep beside the executable (Docs/ARCHITECTURE.md, "The viewer").
+            .embedInCode("Viewer"),
         ]),
         // The PostgreSQL route store (vapor/postgres-nio), apart from the core so that the core needs no NIO.
         .target(name: "RouteTilesPostgres", dependencies: [

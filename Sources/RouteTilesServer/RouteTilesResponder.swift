@@ -83,9 +83,9 @@ public struct RouteTilesResponder: HTTPResponder {
         case "/", "/index.html": page = { viewer() }
         case "/tiles.json": page = { tileJSON(request) }
         case "/style.json": page = { style(request) }
-        case "/viewer.js": page = { HTTPAnswers.bytes(Array(ViewerScript.source.utf8), contentType: "text/javascript; charset=utf-8",
+        case "/viewer.js": page = { HTTPAnswers.bytes(ViewerFiles.script, contentType: "text/javascript; charset=utf-8",
                                                       headers: [.cacheControl: "no-cache"]) }
-        case "/viewer.css": page = { HTTPAnswers.bytes(Array(ViewerStylesheet.source.utf8), contentType: "text/css; charset=utf-8",
+        case "/viewer.css": page = { HTTPAnswers.bytes(ViewerFiles.stylesheet, contentType: "text/css; charset=utf-8",
                                                        headers: [.cacheControl: "no-cache"]) }
         case "/health": page = { health() }
         case "/health/live": page = { HTTPAnswers.json(["status": "ok"]) }

@@ -1,0 +1,74 @@
+// Live updates over `events`.
+//
+// Each change brings the tiles it lists, which are fetched again (their URLs carry the generation, past the
+// browser's cache; see `transformRequest` in map.js), and the routes it names, which are read again for the list.
+// A reconnect sends `Last-Event-ID`; a `resync` answer refreshes what it names, or everything.
+/* exported createLiveUpdates */
+
+function createLiveUpdates(viewer, mapView, list, playback) {
+  const $ = (id) => document.getElementById(id);
+  const { map } = mapView;
+
+  function reloadTiles(keys) {
+    const cache = map.style && map.style.sourceCaches && map.style.sourceCaches[viewer.source];
+    if (!cache || typeof cache._reloadTile !== 'function' || !cache._tiles) {
+      const source = map.getSource(viewer.source);
+      if (source && source.setTiles && source.tiles) source.setTiles(source.tiles.slice());
+      return;
+    }
+    // Tiles out of view are dropped; those in view are loaded again as MapLibre loads an expired tile (from the
+    // network, which a 'reloading' tile is not: that only parses the data it has again).
+    if (cache._cache && cache._cache.reset) cache._cache.reset();
+    for (const id in cache._tiles) {
+      const c = cache._tiles[id].tileID.canonical;
+      if (!keys || keys.has(`${c.z}/${c.x}/${c.y}`)) cache._reloadTile(id, 'expired');
+    }
+  }
+
+  function status(text, kind) {
+    $('status').textContent = text;
+    $('status').className = 'status ' + (kind || '');
+  }
+
+  function listen() {
+    const stream = new EventSource('events');
+    viewer.stream = stream;
+    stream.onopen = () => status('live', 'live');
+    stream.onerror = () => status(stream.readyState === EventSource.CLOSED ? 'offline' : 'reconnecting', 'down');
+    stream.addEventListener('hello', (e) => {
+      const data = JSON.parse(e.data);
+      viewer.events.push({ type: 'hello', sequence: data.sequence });
+      const first = viewer.eventId === null;
+      viewer.eventId = data.sequence;
+      viewer.generation = data.generation;
+      if (first) list.refreshRoutes(null);
+    });
+    stream.addEventListener('resync', (e) => {
+      const data = JSON.parse(e.data);
+      viewer.events.push({ type: 'resync', sequence: data.sequence });
+      viewer.eventId = data.sequence;
+      viewer.generation = data.generation;
+      viewer.allVersion = `${data.sequence}r`;
+      viewer.tileVersion.clear();
+      reloadTiles(null);
+      list.refreshRoutes(data.ids);
+    });
+    stream.addEventListener('change', (e) => {
+      const data = JSON.parse(e.data);
+      viewer.events.push({ type: 'change', sequence: data.sequence, ids: data.ids });
+      viewer.eventId = data.sequence;
+      viewer.generation = data.generation;
+      if (viewer.tileVersion.size > 50000) {
+        viewer.tileVersion.clear();
+        viewer.allVersion = data.generation;
+        reloadTiles(null);
+      } else {
+        for (const t of data.tiles) viewer.tileVersion.set(t, data.generation);
+        reloadTiles(new Set(data.tiles));
+      }
+      list.refreshRoutes(data.ids).then(() => playback.routesChanged(data.ids));
+    });
+  }
+
+  return { listen, status };
+}

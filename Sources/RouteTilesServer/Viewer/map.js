@@ -1,0 +1,121 @@
+// The map, the basemap and the routes' layers.
+//
+// The basemap's style is loaded first; the routes' source and layers of `style.json` are added under its first
+// symbol layer (its labels), or over everything when the box is ticked. Without a basemap, `style.json` is the
+// map's style as it is. A basemap that cannot be loaded gives way to the routes alone, with a notice.
+/* exported createMapView */
+
+function createMapView(config, viewer, tilejson) {
+  const $ = (id) => document.getElementById(id);
+  const tileTemplate = (tilejson.tiles && tilejson.tiles[0]) || '';
+  const tilePrefix = tileTemplate.split('{z}')[0];
+
+  // Tiles that a change invalidated are asked for with the generation in their URL, past the browser's cache.
+  function transformRequest(url, resourceType) {
+    if (resourceType !== 'Tile' || !tilePrefix || !url.startsWith(tilePrefix)) return { url };
+    const m = /(\d+)\/(\d+)\/(\d+)\.[a-z]+(?:\?|$)/.exec(url.slice(tilePrefix.length));
+    if (!m) return { url };
+    const version = viewer.tileVersion.get(`${m[1]}/${m[2]}/${m[3]}`) || viewer.allVersion;
+    return { url: version ? url + (url.includes('?') ? '&' : '?') + 'v=' + version : url };
+  }
+
+  const map = new maplibregl.Map({
+    container: 'map', style: config.basemap || 'style.json', transformRequest,
+    attributionControl: config.basemap ? { compact: true } : false,
+  });
+  window.map = map;
+  map.addControl(new maplibregl.NavigationControl());
+  map.on('error', (e) => { viewer.errors.push(String((e && e.error && e.error.message) || e)); });
+  const b = tilejson.bounds;
+  if (b && b.length === 4 && b[0] <= b[2]) {
+    map.fitBounds([[b[0], b[1]], [b[2], b[3]]], { padding: 40, animate: false, maxZoom: tilejson.maxzoom });
+  }
+
+  function notice(text) {
+    $('notice').textContent = text;
+    $('notice').hidden = !text;
+  }
+
+  function labelLayer() {
+    const route = new Set(viewer.routeLayers);
+    const layer = map.getStyle().layers.find((l) => l.type === 'symbol' && !route.has(l.id));
+    return layer ? layer.id : undefined;
+  }
+
+  function placeRouteLayers() {
+    const before = $('over-labels').checked ? undefined : labelLayer();
+    for (const id of viewer.routeLayers) if (map.getLayer(id)) map.moveLayer(id, before);
+    for (const id of ['routetiles-selected-casing', 'routetiles-selected-line', 'routetiles-travelled']) {
+      if (map.getLayer(id)) map.moveLayer(id, before);
+    }
+  }
+
+  async function addRouteLayers() {
+    const style = await (await fetch('style.json')).json();
+    const taken = new Set(map.getStyle().layers.map((l) => l.id));
+    for (const [id, source] of Object.entries(style.sources)) {
+      const name = map.getSource(id) ? 'routetiles-' + id : id;
+      map.addSource(name, source);
+      if (id === 'routes') viewer.source = name;
+    }
+    for (const layer of style.layers) {
+      if (layer.type === 'background') continue;
+      const copy = Object.assign({}, layer, { source: layer.source === 'routes' ? viewer.source : layer.source });
+      if (taken.has(copy.id)) copy.id = 'routetiles-' + copy.id;
+      map.addLayer(copy);
+      viewer.routeLayers.push(copy.id);
+    }
+    placeRouteLayers();
+  }
+
+  const styleReady = new Promise((resolve) => {
+    if (!config.basemap) {
+      map.once('style.load', () => {
+        viewer.routeLayers = map.getStyle().layers.filter((l) => l.type !== 'background').map((l) => l.id);
+        resolve();
+      });
+      return;
+    }
+    let settled = false;
+    const fallBack = (why) => {
+      if (settled) return;
+      settled = true;
+      notice(`The basemap (${config.basemap}) could not be loaded: ${why}. Showing the routes alone.`);
+      map.once('style.load', () => {
+        viewer.routeLayers = map.getStyle().layers.filter((l) => l.type !== 'background').map((l) => l.id);
+        resolve();
+      });
+      map.setStyle('style.json');
+    };
+    const timer = setTimeout(() => fallBack('no answer in 10 s'), 10000);
+    map.once('style.load', async () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      viewer.basemapLoaded = true;
+      await addRouteLayers();
+      resolve();
+    });
+    map.on('error', (e) => { if (!map.isStyleLoaded() && !settled) { clearTimeout(timer); fallBack(String((e.error && e.error.message) || 'error')); } });
+  });
+  $('over-labels').addEventListener('change', placeRouteLayers);
+  if (!config.basemap) $('over-labels').parentElement.hidden = true;
+
+  // The selected route is highlighted through feature-state, and drawn again over the other routes (a copy of
+  // its layer's casing and line, filtered to its feature id), so that no route later in the list covers it.
+  function showSelected(entry, on) {
+    if (!entry || !map.getSource(viewer.source)) return;
+    map.setFeatureState({ source: viewer.source, sourceLayer: entry.layer, id: entry.fid }, { selected: on });
+    for (const part of ['casing', 'line']) {
+      const id = 'routetiles-selected-' + part;
+      if (map.getLayer(id)) map.removeLayer(id);
+      const base = map.getStyle().layers.find((l) => viewer.routeLayers.includes(l.id) && l['source-layer'] === entry.layer
+        && l.id.endsWith('-' + part));
+      if (!on || !base) continue;
+      map.addLayer(Object.assign({}, base, { id, filter: ['==', ['id'], entry.fid] }));
+    }
+    placeRouteLayers();
+  }
+
+  return { map, styleReady, placeRouteLayers, showSelected };
+}
