@@ -5,8 +5,7 @@
 --
 -- Each request is one fix, `POST /routes/veh-K/points` with `[[lon,lat]]`, for a random vehicle K; with
 -- FLEET_BATCH=B > 0, B fixes of random vehicles in one `POST /routes/points` with the body
--- `[{"id":"veh-K","points":[[lon,lat]]}, ...]` (the batch endpoint's body as assumed here; match it to the
--- endpoint once it exists). Thread t of T sends the fixes of the vehicles K with K % T == t only, and keeps each
+-- `{"veh-K": [[lon,lat], ...], ...}` (one member per vehicle, its fixes in order). Thread t of T sends the fixes of the vehicles K with K % T == t only, and keeps each
 -- one's last position and heading, so every vehicle's track goes on ~30 m per fix from where the generated file
 -- (FLEET_ENDS: "lon lat heading" per vehicle, one a line) left it, inside the Paris box of the generator; without
 -- FLEET_ENDS a vehicle starts at a random point of the box. done() prints the non-2xx answers counted by
@@ -78,12 +77,19 @@ end
 
 function request()
   if batch > 0 then
-    local items = {}
-    for i = 1, batch do
+    -- One member per vehicle (an id given twice is refused), its fixes in the order drawn.
+    local order, fixes = {}, {}
+    for _ = 1, batch do
       local k = vehicle()
-      items[i] = string.format('{"id":"veh-%d","points":[%s]}', k, fix(k))
+      if fixes[k] == nil then fixes[k] = {}; order[#order + 1] = k end
+      local list = fixes[k]
+      list[#list + 1] = fix(k)
     end
-    return wrk.format("POST", "/routes/points", headers, "[" .. table.concat(items, ",") .. "]")
+    local members = {}
+    for i, k in ipairs(order) do
+      members[i] = string.format('"veh-%d":[%s]', k, table.concat(fixes[k], ","))
+    end
+    return wrk.format("POST", "/routes/points", headers, "{" .. table.concat(members, ",") .. "}")
   end
   local k = vehicle()
   return wrk.format("POST", "/routes/veh-" .. k .. "/points", headers, "[" .. fix(k) .. "]")

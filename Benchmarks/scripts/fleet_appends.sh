@@ -151,7 +151,7 @@ wrk_phase appends 0
 if [ "$batch" -gt 0 ]; then
   read -r lon lat _ < "$ends"
   code=$(curl -s -o "$work/batch-probe.txt" -w '%{http_code}' -X POST -H "Authorization: Bearer $token" \
-    -H 'Content-Type: application/json' --data-binary "[{\"id\":\"veh-0\",\"points\":[[$lon,$lat]]}]" \
+    -H 'Content-Type: application/json' --data-binary "{\"veh-0\":[[$lon,$lat]]}" \
     "http://127.0.0.1:$port/routes/points")
   case $code in
     404|405) echo "$tag batch endpoint: not available (POST /routes/points answered $code)" ;;
@@ -208,8 +208,12 @@ serial_run() { # vehicles|long, count → invalidated_tiles per answer in $work/
   sleep 0.2 # a write answered after its commit: let any write-back that follows it reach the counters
   eval "bytes_$kind=\$(( \$(write_bytes) - io0 )) db_$kind=\$(( \$(db_bytes) - db0 )) failed_$kind=$failed"
 }
+wal_lsn() { psql "$store_arg" -X -A -t -q -c "SELECT pg_current_wal_lsn()" 2>/dev/null; }
+wal0=""; [ "$store" = postgres ] && wal0=$(wal_lsn)
 serial_run vehicles $serial
+wal1=""; [ "$store" = postgres ] && wal1=$(wal_lsn)
 serial_run long $long_fixes
+wal2=""; [ "$store" = postgres ] && wal2=$(wal_lsn)
 echo "$tag invalidated per fix: $points-pt $(stats <"$work/invalidated-vehicles.txt");" \
   "${long_points}-pt $(stats <"$work/invalidated-long.txt")" \
   "($serial and $long_fixes serial fixes, non-2xx $failed_vehicles and $failed_long)"
@@ -218,5 +222,11 @@ if [ "$store" = sqlite ]; then
     "$(fmt_bytes $((bytes_long / long_fixes))) (write_bytes of the server over $serial and $long_fixes serial fixes)"
   echo "$tag fleet.db + fleet.db-wal growth per fix: $points-pt $(fmt_bytes $((db_vehicles / serial)));" \
     "${long_points}-pt $(fmt_bytes $((db_long / long_fixes))) (now $(fmt_bytes "$(db_bytes)"))"
+fi
+if [ "$store" = postgres ] && [ -n "$wal0" ] && [ -n "$wal2" ]; then
+  read -r w1 w2 < <(psql "$store_arg" -X -A -t -q -F ' ' -c \
+    "SELECT pg_wal_lsn_diff('$wal1', '$wal0')::bigint, pg_wal_lsn_diff('$wal2', '$wal1')::bigint")
+  echo "$tag WAL per fix: $points-pt $(fmt_bytes $((w1 / serial))); ${long_points}-pt $(fmt_bytes $((w2 / long_fixes)))" \
+    "(pg_current_wal_lsn over $serial and $long_fixes serial fixes, the whole cluster's WAL)"
 fi
 stop_server

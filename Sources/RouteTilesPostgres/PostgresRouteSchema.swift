@@ -70,8 +70,12 @@ public struct PostgresRouteSchema: Sendable {
                 kind text CHECK (kind IN ('line', 'point')),
                 geodesic boolean NOT NULL DEFAULT false,
                 version bigint NOT NULL DEFAULT 0,
-                created_seq bigint NOT NULL DEFAULT 0
+                created_seq bigint NOT NULL DEFAULT 0,
+                fixed_at timestamptz
             )
+            """,
+            """
+            ALTER TABLE \(routes) ADD COLUMN IF NOT EXISTS fixed_at timestamptz
             """,
             """
             CREATE TABLE IF NOT EXISTS \(changes) (
@@ -120,6 +124,7 @@ public struct PostgresRouteSchema: Sendable {
                 IF TG_OP = 'UPDATE' AND current_setting('routetiles.own', true) IS DISTINCT FROM 'on'
                    AND NEW.geom IS DISTINCT FROM OLD.geom THEN
                     DELETE FROM \(tails) WHERE route_id = OLD.id;
+                    NEW.fixed_at := NULL;
                 END IF;
                 IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND OLD.id IS DISTINCT FROM NEW.id) THEN
                     s := nextval(\(Self.literal(sequence)));

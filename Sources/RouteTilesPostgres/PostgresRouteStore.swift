@@ -106,16 +106,17 @@ public final class PostgresRouteStore: RouteStore {
         """
         r.id, r.version, r.created_seq, r.properties::text, ST_AsBinary(ST_Force2D(r.geom)), r.layer, r.kind, r.geodesic,
             (SELECT array_agg(u.p ORDER BY t.seq, u.o) FROM \(schema.tails) t
-                CROSS JOIN LATERAL unnest(t.points) WITH ORDINALITY AS u(p, o) WHERE t.route_id = r.id)
+                CROSS JOIN LATERAL unnest(t.points) WITH ORDINALITY AS u(p, o) WHERE t.route_id = r.id),
+            EXTRACT(EPOCH FROM r.fixed_at)::float8
         """
     }
 
-    private typealias RowTuple = (String, Int64, Int64, String?, ByteBuffer?, String?, String?, Bool, [Double]?)
+    private typealias RowTuple = (String, Int64, Int64, String?, ByteBuffer?, String?, String?, Bool, [Double]?, Double?)
 
     private static func row(_ t: RowTuple) -> StoredRow {
         StoredRouteCodec.route(key: t.0, version: t.1, created: t.2, properties: t.3,
                                wkb: t.4.map { Array($0.readableBytesView) }, layer: t.5, kind: t.6, geodesic: t.7,
-                               tail: coordinates(t.8 ?? []))
+                               tail: coordinates(t.8 ?? []), lastFix: t.9)
     }
 
     /// Positions from a flat array of longitude, latitude pairs.
@@ -165,19 +166,20 @@ public final class PostgresRouteStore: RouteStore {
     public func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
         try await call("cannot read the changes") { [self] in
             var query = PostgresQuery(unsafeSQL: """
-                SELECT seq, route_id, op, base_version, points FROM \(schema.changes)
+                SELECT seq, route_id, op, base_version, points, EXTRACT(EPOCH FROM changed_at)::float8 FROM \(schema.changes)
                 WHERE seq > $1 ORDER BY seq LIMIT $2
                 """)
             query.binds.append(sequence)
             query.binds.append(Int64(limit))
             let rows = try await client.query(query, logger: logger)
             var changes: [RouteChange] = []
-            for try await (seq, key, op, base, flat) in rows.decode((Int64, String, String, Int64?, [Double]?).self) {
+            for try await (seq, key, op, base, flat, changedAt) in rows.decode((Int64, String, String, Int64?, [Double]?, Double?).self) {
                 guard let operation = RouteChange.Operation(rawValue: op) else {
                     throw RouteStoreError(store: displayName, message: "change \(seq) has an unknown op '\(op)'")
                 }
                 let points = Self.coordinates(flat ?? [])
-                changes.append(RouteChange(sequence: seq, key: key, operation: operation, baseVersion: base, points: points))
+                changes.append(RouteChange(sequence: seq, key: key, operation: operation, baseVersion: base, points: points,
+                                           time: operation == .append ? changedAt : nil))
             }
             // The first change after `sequence` is missing when a writer rolled back (its number is never used)
             // or when rows were pruned (`DELETE FROM <table>_changes WHERE …`). Pruned: the reader must load
@@ -349,21 +351,27 @@ public final class PostgresRouteStore: RouteStore {
             }
             // The positions go to the route's tail; the row only takes its new version (the trigger numbers it),
             // which leaves its line where it is (a TOASTed geometry is not copied by an UPDATE of another column).
-            var update = PostgresQuery(unsafeSQL: "UPDATE \(schema.routes) SET version = version WHERE id = $1 RETURNING version")
+            let time = Date().timeIntervalSince1970
+            var update = PostgresQuery(unsafeSQL: """
+                UPDATE \(schema.routes) SET version = version, fixed_at = to_timestamp($2) WHERE id = $1 RETURNING version
+                """)
             update.binds.append(key)
+            update.binds.append(time)
             var sequence: Int64 = 0
             for try await version in try await connection.query(update, logger: logger).decode(Int64.self) {
                 sequence = version
             }
             let flat = points.flatMap { [$0.longitude, $0.latitude] }
             var mark = PostgresQuery(unsafeSQL: """
-                WITH marked AS (UPDATE \(schema.changes) SET op = 'append', base_version = $2, points = $3 WHERE seq = $1)
+                WITH marked AS (UPDATE \(schema.changes) SET op = 'append', base_version = $2, points = $3,
+                    changed_at = to_timestamp($5) WHERE seq = $1)
                 INSERT INTO \(schema.tails) (route_id, seq, points) VALUES ($4, $1, $3)
                 """)
             mark.binds.append(sequence)
             mark.binds.append(base)
             mark.binds.append(flat)
             mark.binds.append(key)
+            mark.binds.append(time)
             try await connection.query(mark, logger: logger)
             if tails.withLock({ $0.counts(of: key) == nil }) {
                 // Learnt once per route and process.
@@ -379,7 +387,7 @@ public final class PostgresRouteStore: RouteStore {
             }
             if tails.withLock({ $0.append(points.count, to: key) }) { due.append(key) }
             return .committed(changes: [RouteChange(sequence: sequence, key: key, operation: .append,
-                                                    baseVersion: base, points: points)], written: [])
+                                                    baseVersion: base, points: points, time: time)], written: [])
         }
     }
 
@@ -480,7 +488,7 @@ public final class PostgresRouteStore: RouteStore {
             query.binds.append(route.geodesic)
         }
         var update = PostgresQuery(unsafeSQL: """
-            UPDATE \(schema.routes) SET properties = $2::jsonb, geom = ST_GeomFromWKB($3, 4326), layer = $4, kind = $5,
+            UPDATE \(schema.routes) SET properties = $2::jsonb, geom = ST_GeomFromWKB($3, 4326), layer = $4, kind = $5, fixed_at = NULL,
                 geodesic = $6 WHERE id = $1 RETURNING version, created_seq
             """)
         bind(&update)

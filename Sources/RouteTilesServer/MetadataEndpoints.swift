@@ -22,7 +22,10 @@ extension RouteTilesResponder {
     /// `GET /style.json`: a MapLibre style over this server's tiles.
     func style(_ request: Request) -> Response {
         let metadata = state.tiles.backend.metadata(name: state.name)
-        var response = HTTPAnswers.json(StyleDocument.make(metadata: metadata, baseURL: baseURL(request)))
+        var positionLayer: String?
+        if case let .live(sync) = state.tiles.backend { positionLayer = sync.routes.options.positionLayer }
+        var response = HTTPAnswers.json(StyleDocument.make(metadata: metadata, baseURL: baseURL(request),
+                                                           positionLayer: positionLayer))
         response.headers[.cacheControl] = "no-cache"
         return response
     }

@@ -12,11 +12,19 @@ enum StyleDocument {
     static let selectedCasingColor = "#f59e0b"
     static let pointLayers: Set<String> = [DirectionsReader.maneuversLayer, GPXReader.waypointsLayer]
 
-    static func make(metadata: TilesetMetadata, baseURL: String) -> [String: Any] {
+    /// The image the heading marker of the position layer draws (`headingLayer`): clients add it themselves
+    /// (`map.addImage`, as the viewer does on `styleimagemissing`), since the style has no sprite.
+    static let headingImage = "routetiles-heading"
+
+    static func make(metadata: TilesetMetadata, baseURL: String, positionLayer: String? = nil) -> [String: Any] {
         var layers: [[String: Any]] = [
             ["id": "background", "type": "background", "paint": ["background-color": "#f8fafc"]],
         ]
         for layer in metadata.layers {
+            if layer.id == positionLayer {
+                layers += positionLayers(layer.id)
+                continue
+            }
             if pointLayers.contains(layer.id) {
                 layers.append([
                     "id": "\(layer.id)-points", "type": "circle", "source": "routes", "source-layer": layer.id,
@@ -47,6 +55,26 @@ enum StyleDocument {
             "zoom": metadata.center.count > 2 ? metadata.center[2] : Double(metadata.minZoom),
             "sources": ["routes": ["type": "vector", "url": baseURL + "/tiles.json"]],
             "layers": layers,
+        ]
+    }
+
+    /// Where each live route is now: a dot at every zoom, and from zoom 10 an arrow turned to its bearing (an
+    /// image the client provides, `headingImage`).
+    private static func positionLayers(_ id: String) -> [[String: Any]] {
+        [
+            [
+                "id": "\(id)-dot", "type": "circle", "source": "routes", "source-layer": id,
+                "paint": ["circle-radius": ["interpolate", ["linear"], ["zoom"], 4, 3, 14, 7],
+                          "circle-color": ["case", selected, selectedCasingColor, casingColor] as [Any],
+                          "circle-stroke-color": "#ffffff", "circle-stroke-width": 2],
+            ],
+            [
+                "id": "\(id)-heading", "type": "symbol", "source": "routes", "source-layer": id, "minzoom": 10,
+                "filter": ["has", "bearing"],
+                "layout": ["icon-image": headingImage, "icon-rotate": ["get", "bearing"],
+                           "icon-rotation-alignment": "map", "icon-allow-overlap": true, "icon-ignore-placement": true,
+                           "icon-size": ["interpolate", ["linear"], ["zoom"], 10, 0.6, 16, 1] as [Any]],
+            ],
         ]
     }
 

@@ -74,6 +74,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Append the z/x/y of every invalidated tile to this file.", completion: .file())
     var expireLog: String?
 
+    @Option(help: ArgumentHelp("With --store: the layer of each line route's last position, with bearing and fix_time (where each vehicle is now), or 'none'.",
+                               valueName: "name"))
+    var positionLayer = "positions"
+
     @Option(help: "Where the viewer loads maplibre-gl.js and maplibre-gl.css from.")
     var maplibreUrl = ServerConfiguration().mapLibreURL
 
@@ -113,6 +117,17 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--basemap takes a style URL (http://…, https://…), a path on this server (/assets/…) or 'none'; got '\(basemap)'")
         }
         if let writeToken, writeToken.count < 8 { throw ValidationError("--write-token must be at least 8 characters") }
+        if positionLayer.isEmpty { throw ValidationError("--position-layer takes a layer name or 'none'") }
+        if positionLayer != "none", positionLayer == tiling.layer {
+            throw ValidationError("--position-layer must differ from --layer ('\(tiling.layer)')")
+        }
+    }
+
+    /// The tiling options of routes in a store: `--position-layer` too.
+    var liveTilingOptions: TilingOptions {
+        var options = tiling.tilingOptions(liveRoutes: true)
+        options.positionLayer = positionLayer == "none" ? nil : positionLayer
+        return options
     }
 
     var serverConfiguration: ServerConfiguration {
@@ -199,7 +214,7 @@ struct ServeCommand: AsyncParsableCommand {
         let sync: LiveRouteSync
         let badRows: [RouteRowProblem]
         do {
-            (sync, badRows) = try await LiveRouteSync.open(store: opened, options: tiling.tilingOptions(liveRoutes: true))
+            (sync, badRows) = try await LiveRouteSync.open(store: opened, options: liveTilingOptions)
         } catch {
             throw failure("error: cannot read the routes of \(opened.displayName): \(error)")
         }

@@ -335,6 +335,7 @@ import Testing
         var rng = SeededGenerator(seed: UInt64(points))
         var options = Sample.options(maxZoom: 14)
         options.routeLength = false
+        options.positionLayer = "positions"
         var track = Route(id: .string("van"), properties: [Property("name", .string("van"))],
                           parts: [Sample.track(count: points, lon: 2.3, lat: 48.85, step: 0.0003, using: &rng)])
         let neighbour = Route(id: .string("bus"), parts: [Sample.track(count: 300, lon: 2.3, lat: 48.85, step: 0.0003, using: &rng)])
@@ -351,7 +352,7 @@ import Testing
             let candidates = old.cover().union(new.cover())
             var before: [TileID: [UInt8]] = [:]
             for t in candidates { before[t] = try live.snapshot.tile(z: t.z, x: t.x, y: t.y) ?? [] }
-            let change = try #require(live.append(key: "van", points: fixes))
+            let change = try #require(live.append(key: "van", points: fixes, time: 1_790_000_000 + Double(step)))
             let invalidated = Set(change.invalidated)
             var changed = 0
             for t in candidates where (try live.snapshot.tile(z: t.z, x: t.x, y: t.y) ?? []) != before[t] {
@@ -373,5 +374,77 @@ import Testing
         // What every fix invalidated while features carried length_m: the whole cover.
         let whole = RouteTiler(routes: [track], options: options).cover().count
         if points > 1_000 { #expect(whole > 4 * median, "the whole cover is \(whole) tiles, a fix invalidates \(median)") }
+    }
+}
+
+/// The position layer of live routes (`TilingOptions.positionLayer`): one point per line route at its last
+/// position, with the route's feature id, the bearing of its last segment and the time of its last fix; it moves
+/// with every append, and the tiles it leaves and enters are invalidated.
+@Suite struct LivePositionTests {
+    static func positions(_ live: LiveRouteSet, at c: Coordinate, zoom: Int) throws -> [DecodedFeature] {
+        let tile = WebMercator.tile(containing: WebMercator.project(c), zoom: zoom)
+        guard let bytes = try live.snapshot.tile(z: tile.z, x: tile.x, y: tile.y) else { return [] }
+        return try VectorTileDecoder.decode(bytes).layer(named: "positions")?.features ?? []
+    }
+
+    @Test func eachLineRouteHasItsPointAtItsLastPosition() throws {
+        var rng = SeededGenerator(seed: 41)
+        var options = Sample.options(maxZoom: 14)
+        options.routeLength = false
+        options.positionLayer = "positions"
+        let track = Sample.track(count: 40, lon: 2.3, lat: 48.85, step: 0.0004, using: &rng)
+        let stops = Route(id: .string("stops"), parts: [[track[0]], [track[1]]], kind: .point)
+        let live = LiveRouteSet(routes: [Route(id: .string("van"), parts: [track]), stops], options: options,
+                                lastFixes: ["van": 1_790_000_000.25])
+        let vanID = ProjectedRouteSet.featureID(for: .string("van"), index: 0)
+        let here = try Self.positions(live, at: track[39], zoom: 14)
+        #expect(here.count == 1)
+        let feature = try #require(here.first)
+        #expect(feature.id == vanID && feature.kind == .point)
+        let bearing = (Bearing.initial(track[38], track[39]) * 10).rounded() / 10
+        #expect(feature.properties == [Property("bearing", .double(bearing)), Property("fix_time", .double(1_790_000_000.25))])
+        // The point is where the line ends, in tile units.
+        let tile = WebMercator.tile(containing: WebMercator.project(track[39]), zoom: 14)
+        let size = WebMercator.tileSize(zoom: 14)
+        let p = WebMercator.project(track[39])
+        let expected = TilePoint(x: Int32(((p.x - Double(tile.x) * size) / size * 4096).rounded()),
+                                 y: Int32(((p.y - Double(tile.y) * size) / size * 4096).rounded()))
+        #expect(feature.geometry.points == [expected])
+        // Every zoom shows it, once; a set of points has none.
+        for z in 0...14 { #expect(try Self.positions(live, at: track[39], zoom: z).count == 1, "zoom \(z)") }
+        #expect(try Self.positions(live, at: track[0], zoom: 14).allSatisfy { $0.id == vanID } )
+
+        // An append moves it, with the new bearing and time; the tiles it left and entered are invalidated.
+        let fix = Coordinate(longitude: track[39].longitude + 0.02, latitude: track[39].latitude + 0.01)
+        let change = try #require(live.append(key: "van", points: [fix], time: 1_790_000_005))
+        #expect(try Self.positions(live, at: track[39], zoom: 14).isEmpty)
+        let moved = try #require(try Self.positions(live, at: fix, zoom: 14).first)
+        #expect(moved.properties == [Property("bearing", .double((Bearing.initial(track[39], fix) * 10).rounded() / 10)),
+                                     Property("fix_time", .double(1_790_000_005))])
+        for c in [track[39], fix] {
+            for z in 0...14 {
+                #expect(change.invalidated.contains(WebMercator.tile(containing: WebMercator.project(c), zoom: z)))
+            }
+        }
+        // Without the option, no position layer.
+        var plain = options
+        plain.positionLayer = nil
+        let none = LiveRouteSet(routes: [Route(id: .string("van"), parts: [track])], options: plain)
+        let bytes = try #require(try none.snapshot.tile(z: tile.z, x: tile.x, y: tile.y))
+        #expect(try VectorTileDecoder.decode(bytes).layer(named: "positions") == nil)
+    }
+
+    /// A flight's last position east of the antimeridian, its line unwrapped past x = 2^28: the point shows in the
+    /// tile of its real longitude.
+    @Test func aPositionAcrossTheAntimeridianIsInItsTile() throws {
+        var options = Sample.options(maxZoom: 6)
+        options.positionLayer = "positions"
+        let flight = [Coordinate(longitude: 170, latitude: 40), Coordinate(longitude: 179.5, latitude: 41),
+                      Coordinate(longitude: -175, latitude: 42)]
+        let live = LiveRouteSet(routes: [Route(id: .number(7), parts: [flight])], options: options)
+        for z in 1...6 {
+            let found = try Self.positions(live, at: flight[2], zoom: z)
+            #expect(found.count == 1 && found.first?.id == 7, "zoom \(z)")
+        }
     }
 }

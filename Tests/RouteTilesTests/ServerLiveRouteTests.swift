@@ -146,6 +146,40 @@ import Testing
         }
     }
 
+    /// The position layer over HTTP: listed in tiles.json with its fields, drawn by style.json (a dot, and an arrow
+    /// turned to the bearing), and moved by an append, in the tile of the new position.
+    @Test func thePositionLayerIsDescribedStyledAndMoved() async throws {
+        var options = TestServer.options()
+        options.positionLayer = "positions"
+        let track = line(from: 2.35, 48.85, count: 30)
+        let backend = TileBackend.routes([Route(id: .string("van"), parts: [track])], options: options)
+        try await TestServer.with(backend, configure: configure) { server in
+            let tilejson = try await server.get("/tiles.json").json
+            let layers = tilejson["vector_layers"] as? [[String: Any]] ?? []
+            let positions = layers.first { $0["id"] as? String == "positions" }
+            #expect(positions?["fields"] as? [String: String] == ["bearing": "Number", "fix_time": "Number"], "\(layers)")
+            let style = try await server.get("/style.json").json
+            let ids = (style["layers"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            #expect(ids.contains("positions-dot") && ids.contains("positions-heading"), "\(ids)")
+
+            func features(at c: Coordinate) async throws -> [DecodedFeature] {
+                let t = WebMercator.tile(containing: c, zoom: 14)
+                let reply = try await server.get("/tiles/14/\(t.x)/\(t.y).mvt", gzip: false)
+                guard reply.status == 200 else { return [] }
+                return try VectorTileDecoder.decode(reply.body).layer(named: "positions")?.features ?? []
+            }
+            let id = ProjectedRouteSet.featureID(for: .string("van"), index: 0)
+            #expect(try await features(at: track[29]).map(\.id) == [id])
+            let fix = Coordinate(longitude: 2.42, latitude: 48.88)
+            let reply = try await server.request(.POST, "/routes/van/points", headers: auth, body: Array("[[2.42, 48.88]]".utf8))
+            #expect(reply.status == 200)
+            let moved = try await features(at: fix)
+            #expect(moved.map(\.id) == [id])
+            #expect(moved.first?.properties.map(\.key) == ["bearing", "fix_time"])
+            #expect(try await features(at: track[29]).isEmpty)
+        }
+    }
+
     /// Every tile of `tiles` as the server sends it, uncompressed (nil for 204).
     func fetch(_ server: TestServer.Handle, _ tiles: [TileID]) async throws -> [TileID: [UInt8]] {
         var out: [TileID: [UInt8]] = [:]

@@ -8,7 +8,9 @@ import Testing
 /// tiles equal those of a server started from the final routes in a file.
 @Suite(.serialized, .heavy) struct StoreCrashTests {
     static let token = "crash-test-token"
-    static let tiling = ["--minzoom", "9", "--maxzoom", "14"]
+    /// Zooms 9 to 14; no position layer, which only a server of a store writes (the tiles are compared with a
+    /// server of files; LivePositionTests and ServerPositionTests check the layer).
+    static let tiling = ["--minzoom", "9", "--maxzoom", "14", "--position-layer", "none"]
     static var options: TilingOptions { Sample.options(minZoom: 9, maxZoom: 14) }
 
     @Test func sqliteKeepsEveryAcknowledgedWriteThroughKill9() async throws {

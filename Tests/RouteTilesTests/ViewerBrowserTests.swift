@@ -147,11 +147,28 @@ import Testing
         #expect(post["inList"] as? Bool == true && post["onMap"] as? Bool == true, "\(post)")
         #expect((post["listSeconds"] as? Double ?? 9) < 1 && (post["mapSeconds"] as? Double ?? 9) < 1, "\(post)")
         #expect(post["rowText"] as? String == "7 routes")
+        // The position layer: a dot and a heading arrow at the route's last position; an append moves both
+        // within two seconds (the arrow is a symbol, placed again after the tile reloads), with the bearing of the
+        // new segment and the time of the fix.
+        let vehicle = try #require(report["vehicle"] as? [String: Any])
+        let before = vehicle["before"] as? [[String: Any]] ?? []
+        let last = vehicle["last"] as? [Double] ?? []
+        #expect(before.contains { ($0["layer"] as? String)?.hasSuffix("-dot") == true }, "\(vehicle)")
+        for dot in before {
+            let at = dot["at"] as? [Double] ?? []
+            #expect(at.count == 2 && last.count == 2 && abs(at[0] - last[0]) < 1e-4 && abs(at[1] - last[1]) < 1e-4, "\(vehicle)")
+        }
+        #expect(vehicle["status"] as? Int == 200)
+        let after = vehicle["after"] as? [[String: Any]] ?? []
+        #expect(after.contains { ($0["layer"] as? String)?.hasSuffix("-heading") == true }, "the arrow: \(vehicle)")
+        #expect(after.allSatisfy { $0["bearing"] is NSNumber && $0["fixTime"] is NSNumber }, "\(vehicle)")
+        #expect((vehicle["seconds"] as? Double ?? 9) < 2, "\(vehicle)")
+        #expect(vehicle["headingImage"] as? Bool == true)
         let delete = try #require(report["liveDelete"] as? [String: Any])
         #expect(delete["goneFromList"] as? Bool == true && delete["goneFromMap"] as? Bool == true, "\(delete)")
         #expect((delete["listSeconds"] as? Double ?? 9) < 1 && (delete["mapSeconds"] as? Double ?? 9) < 1, "\(delete)")
         let events = report["events"] as? [[String: Any]] ?? []
-        #expect(events.map { $0["type"] as? String ?? "" } == ["hello", "change", "change"], "\(events)")
+        #expect(events.map { $0["type"] as? String ?? "" } == ["hello", "change", "change", "change"], "\(events)")
 
         // Playback: on the route, turned to the bearing of its segment, after seeks and after playing.
         let playback = try #require(report["playback"] as? [String: Any])

@@ -45,8 +45,11 @@ public final class LiveRouteSet: Sendable {
     private struct Entry: Sendable {
         /// The route without its positions (`parts` empty).
         var header: Route
-        /// The last position of its last part, where an append joins.
+        /// The last position of its last part, where an append joins, and the one before it (for the bearing).
         var lastPosition: Coordinate?
+        var previousPosition: Coordinate?
+        /// When the last position arrived (Unix seconds), if the store recorded it (`StoredRoute.lastFix`).
+        var lastFix: Double?
         var pointCount: Int
         var tiler: RouteTiler
         /// The index of the chunk (`State.chunkKeys`) that holds the route.
@@ -55,18 +58,27 @@ public final class LiveRouteSet: Sendable {
         /// and finds its covers (a cut of every tile of every route) afterwards.
         var cover: Set<TileID>?
 
-        init(route: Route, options: TilingOptions) {
-            self.init(route: route, tiler: RouteTiler(routes: [route], options: options))
+        init(route: Route, lastFix: Double?, options: TilingOptions) {
+            self.init(route: route, lastFix: lastFix, tiler: RouteTiler(routes: [route], options: options))
             cover = RouteCover.tiles(of: tiler)
         }
 
-        init(route: Route, tiler: RouteTiler) {
+        init(route: Route, lastFix: Double?, tiler: RouteTiler) {
             header = route
             header.parts = []
             lastPosition = route.parts.last?.last
+            previousPosition = route.parts.last.flatMap { $0.count >= 2 ? $0[$0.count - 2] : nil }
+            self.lastFix = lastFix
             pointCount = route.pointCount
             self.tiler = tiler
             cover = nil
+        }
+
+        /// The route's point in the position layer: line routes only.
+        func position(options: TilingOptions) -> LivePosition? {
+            guard header.kind == .line, let last = lastPosition,
+                  let id = tiler.projected.routeInfos.first?.featureID else { return nil }
+            return LivePosition(featureID: id, last: last, previous: previousPosition, time: lastFix, options: options)
         }
 
         /// The cover, found now if it was not yet.
@@ -123,7 +135,9 @@ public final class LiveRouteSet: Sendable {
         /// Builds the chunks that changed, then the set of all chunks.
         mutating func tilerSet(options: TilingOptions) -> RouteTilerSet {
             for c in dirty {
-                chunks[c] = TilerChunk(chunkKeys[c].compactMap { entries[$0]?.tiler }, options: options)
+                let held = chunkKeys[c].compactMap { entries[$0] }
+                let positions = options.positionLayer == nil ? [] : held.compactMap { $0.position(options: options) }
+                chunks[c] = TilerChunk(held.map(\.tiler), positions: positions, options: options)
             }
             dirty = []
             return RouteTilerSet(chunks: chunks, options: options)
@@ -138,7 +152,8 @@ public final class LiveRouteSet: Sendable {
     private let current: Mutex<Snapshot>
 
     /// Starts with `routes`; a route without an id gets the next free number, which is also its feature id.
-    public init(routes: [Route], options: TilingOptions) {
+    /// `lastFixes` says, by key, when a route's last position arrived (for the position layer's `fix_time`).
+    public init(routes: [Route], options: TilingOptions, lastFixes: [String: Double] = [:]) {
         self.options = options
         var state = State()
         state.nextNumber = routes.reduce(0) { next, route in
@@ -153,7 +168,7 @@ public final class LiveRouteSet: Sendable {
         // The tilers are built on every core; covers wait (see `Entry.cover`).
         let tilers = Self.tilers(of: keyed.map(\.route), options: options)
         for ((key, route), tiler) in zip(keyed, tilers) {
-            var entry = Entry(route: route, tiler: tiler)
+            var entry = Entry(route: route, lastFix: lastFixes[key], tiler: tiler)
             if let old = state.entries[key] {
                 entry.chunk = old.chunk
                 state.pointCount -= old.pointCount
@@ -246,11 +261,12 @@ public final class LiveRouteSet: Sendable {
     /// One edit of a batch (`apply(_:)`).
     public enum Edit: Sendable {
         /// Adds the route, or replaces the one stored under its key; a route without an id gets the next number.
-        case put(Route)
+        /// `lastFix` is when its last position arrived, if known.
+        case put(Route, lastFix: Double? = nil)
         /// Removes the route stored under `key`, if any.
         case remove(key: String)
-        /// Extends the last part of the route stored under `key`, if any.
-        case append(key: String, points: [Coordinate])
+        /// Extends the last part of the route stored under `key`, if any; `time` is when the points arrived.
+        case append(key: String, points: [Coordinate], time: Double? = nil)
     }
 
     /// Applies edits in order as one change: one new snapshot, and the union of the tiles they invalidate.
@@ -261,12 +277,12 @@ public final class LiveRouteSet: Sendable {
             var invalidated = Set<TileID>()
             for edit in edits {
                 switch edit {
-                case let .put(route):
-                    keys.append(Self.put(route, into: &state, invalidating: &invalidated, options: options))
+                case let .put(route, lastFix):
+                    keys.append(Self.put(route, lastFix: lastFix, into: &state, invalidating: &invalidated, options: options))
                 case let .remove(key):
                     if Self.remove(key, from: &state, invalidating: &invalidated) { keys.append(key) }
-                case let .append(key, points):
-                    if Self.append(points, to: key, in: &state, invalidating: &invalidated, options: options) {
+                case let .append(key, points, time):
+                    if Self.append(points, time: time, to: key, in: &state, invalidating: &invalidated, options: options) {
                         keys.append(key)
                     }
                 }
@@ -301,19 +317,19 @@ public final class LiveRouteSet: Sendable {
     /// (`RouteTiler.tilesChanged(byAppendingTo:)`): near the new segments, and where the simplification of the
     /// line's last block changed; every tile of the route when its features carry `length_m`.
     /// The route's tiler is extended, not rebuilt: the work follows the new points (see `RouteTiler.appending`).
-    public func append(key: String, points: [Coordinate]) -> Change? {
+    public func append(key: String, points: [Coordinate], time: Double? = nil) -> Change? {
         write { state -> ([String], Set<TileID>)? in
             var invalidated = Set<TileID>()
-            guard Self.append(points, to: key, in: &state, invalidating: &invalidated, options: options) else { return nil }
+            guard Self.append(points, time: time, to: key, in: &state, invalidating: &invalidated, options: options) else { return nil }
             return ([key], invalidated)
         }
     }
 
-    private static func put(_ route: Route, into state: inout State, invalidating invalidated: inout Set<TileID>,
-                            options: TilingOptions) -> String {
+    private static func put(_ route: Route, lastFix: Double?, into state: inout State,
+                            invalidating invalidated: inout Set<TileID>, options: TilingOptions) -> String {
         var route = route
         let key = assignKey(&route, state: &state)
-        var entry = Entry(route: route, options: options)
+        var entry = Entry(route: route, lastFix: lastFix, options: options)
         if let old = state.entries[key] {
             invalidated.formUnion(old.knownCover)
             entry.chunk = old.chunk
@@ -336,7 +352,7 @@ public final class LiveRouteSet: Sendable {
         return true
     }
 
-    private static func append(_ points: [Coordinate], to key: String, in state: inout State,
+    private static func append(_ points: [Coordinate], time: Double?, to key: String, in state: inout State,
                                invalidating invalidated: inout Set<TileID>, options: TilingOptions) -> Bool {
         // Out of the table while it changes, so that its arrays are extended in place, not copied.
         guard var entry = state.entries.removeValue(forKey: key) else { return false }
@@ -349,7 +365,9 @@ public final class LiveRouteSet: Sendable {
         var cover = entry.cover ?? RouteCover.tiles(of: entry.tiler)
         invalidated.formUnion(tiler.tilesChanged(byAppendingTo: entry.tiler))
         entry.tiler = tiler
+        entry.previousPosition = points.count >= 2 ? points[points.count - 2] : joint
         entry.lastPosition = points.last
+        entry.lastFix = time
         entry.pointCount += points.count
         state.pointCount += points.count
         state.dirty.insert(entry.chunk)

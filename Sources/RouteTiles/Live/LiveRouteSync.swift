@@ -127,7 +127,9 @@ public final class LiveRouteSync: Sendable {
     }
 
     private init(store: any RouteStore, snapshot: RouteStoreSnapshot, options: TilingOptions, tick: Duration) {
-        routes = LiveRouteSet(routes: snapshot.routes.map(\.route), options: options)
+        var lastFixes: [String: Double] = [:]
+        for stored in snapshot.routes { if let fix = stored.lastFix { lastFixes[stored.key] = fix } }
+        routes = LiveRouteSet(routes: snapshot.routes.map(\.route), options: options, lastFixes: lastFixes)
         var state = State()
         for stored in snapshot.routes { state.versions[stored.key] = stored.version }
         state.status.applied = snapshot.sequence
@@ -291,14 +293,14 @@ public final class LiveRouteSync: Sendable {
                 switch change.operation {
                 case .insert, .update:
                     if let stored = byKey[change.key], stored.version == change.sequence {
-                        edits.append(.put(stored.route))
+                        edits.append(.put(stored.route, lastFix: stored.lastFix))
                         state.versions[change.key] = change.sequence
                     }
                 case .delete:
                     edits.append(.remove(key: change.key))
                     state.versions[change.key] = nil
                 case .append:
-                    edits.append(.append(key: change.key, points: change.points))
+                    edits.append(.append(key: change.key, points: change.points, time: change.time))
                     state.versions[change.key] = change.sequence
                 }
             }
@@ -433,7 +435,7 @@ public final class LiveRouteSync: Sendable {
                 let held = state.versions[key] ?? -1
                 if change.sequence <= held { continue }
                 if change.operation == .append, held == change.baseVersion, !change.points.isEmpty {
-                    edits.append(.append(key: key, points: change.points))
+                    edits.append(.append(key: key, points: change.points, time: change.time))
                     state.versions[key] = change.sequence
                     continue
                 }
@@ -454,7 +456,7 @@ public final class LiveRouteSync: Sendable {
                         edits.append(.remove(key: key))
                         state.versions[key] = stored.created - 1
                     } else {
-                        edits.append(.put(stored.route))
+                        edits.append(.put(stored.route, lastFix: stored.lastFix))
                         state.versions[key] = stored.version
                     }
                 }
@@ -498,13 +500,13 @@ public final class LiveRouteSync: Sendable {
                     state.versions[key] = nil
                 }
                 for route in snapshot.routes where state.versions[route.key] != route.version {
-                    edits.append(.put(route.route))
+                    edits.append(.put(route.route, lastFix: route.lastFix))
                     state.versions[route.key] = route.version
                 }
             } else {
                 // A route was deleted and created again among the changes missed: it belongs at its new creation,
                 // as on a server started now. Every route is put again, in the store's order.
-                edits = held.map { .remove(key: $0) } + snapshot.routes.map { .put($0.route) }
+                edits = held.map { .remove(key: $0) } + snapshot.routes.map { .put($0.route, lastFix: $0.lastFix) }
                 state.versions = Dictionary(snapshot.routes.map { ($0.key, $0.version) }, uniquingKeysWith: { _, b in b })
             }
             state.status.applied = snapshot.sequence

@@ -77,6 +77,18 @@ struct RouteTilerSet: Sendable {
                 }
             }
         }
+        if let name = options.positionLayer {
+            // Its own layer, last; or, should routes name a layer so, that layer (layer names stay distinct).
+            let slot = layerNames.firstIndex(of: name) ?? layers.count
+            if slot == layers.count { layers.append(VectorLayerBuilder(name: name, extent: UInt32(options.extent))) }
+            var scratch = TileGeometry(kind: .point)
+            for c in tree.search(box) {
+                for position in chunks[c].positions
+                where position.add(to: &layers[slot], tile: id, box: box, extent: options.extent, scratch: &scratch) {
+                    added += 1
+                }
+            }
+        }
         guard added > 0 else { return nil }
         return VectorTileBuilder.encode(layers)
     }
@@ -94,14 +106,17 @@ final class TilerChunk: Sendable {
     static let capacity = 256
 
     let tilers: [RouteTiler]
+    /// The current positions of the chunk's line routes, when the options name a position layer.
+    let positions: [LivePosition]
     private let tree: PackedBoxTree
     /// The chunk's layers in order of first appearance, the options' layer first.
     let layerNames: [String]
     /// Per tiler, the index in `layerNames` of each of its own layers.
     let layerMaps: [[Int]]
 
-    init(_ tilers: [RouteTiler], options: TilingOptions) {
+    init(_ tilers: [RouteTiler], positions: [LivePosition] = [], options: TilingOptions) {
         self.tilers = tilers
+        self.positions = positions
         tree = PackedBoxTree(tilers.map(\.extent))
         var names = [options.layerName]
         layerMaps = tilers.map { tiler in

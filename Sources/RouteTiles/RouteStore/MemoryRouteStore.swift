@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Routes kept in the process's memory only (`--store memory`): the same feed and the same answers as the durable
@@ -138,9 +139,12 @@ public final class MemoryRouteStore: RouteStore {
             guard var row = state.rows.removeValue(forKey: key) else { return .notFound(key: key) }
             defer { state.rows[key] = row }
             guard row.header.route.kind == .line, row.positions.partCount > 0 else { return .notALine(key: key) }
-            let made = change(key, .append, base: row.header.version, points: points)
+            var made = change(key, .append, base: row.header.version, points: points)
+            made.time = Date().timeIntervalSince1970
+            state.changes[state.changes.count - 1].time = made.time
             row.positions.appendToLastPart(points)
             row.header.version = made.sequence
+            row.header.lastFix = made.time
             return .committed(changes: [made], written: [])
         }
     }

@@ -26,14 +26,18 @@ public struct RouteChange: Sendable, Equatable {
     public var baseVersion: Int64?
     /// For an append: the positions added to the end of the last part.
     public var points: [Coordinate]
+    /// For an append: when the store committed it (Unix seconds), which the position layer shows as the time of
+    /// the route's last fix; the same on every replica, since it is read from the store.
+    public var time: Double?
 
     /// A change of the route stored under `key`.
     public init(sequence: Int64, key: String, operation: Operation, baseVersion: Int64? = nil,
-                points: [Coordinate] = []) {
+                points: [Coordinate] = [], time: Double? = nil) {
         self.sequence = sequence
         self.key = key
         self.operation = operation
         self.baseVersion = baseVersion
         self.points = points
+        self.time = time
     }
 }

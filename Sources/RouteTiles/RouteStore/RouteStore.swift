@@ -105,13 +105,16 @@ public struct StoredRoute: Sendable {
     /// Routes are served in the order they were created (the order of their features in a tile), so every
     /// replica, and a server started later, cuts the same bytes.
     public var created: Int64
+    /// When the route's last position arrived by an append (Unix seconds); nil when it came with the route.
+    public var lastFix: Double?
 
     /// A stored route with its key and sequences.
-    public init(key: String, route: Route, version: Int64, created: Int64) {
+    public init(key: String, route: Route, version: Int64, created: Int64, lastFix: Double? = nil) {
         self.key = key
         self.route = route
         self.version = version
         self.created = created
+        self.lastFix = lastFix
     }
 }
 

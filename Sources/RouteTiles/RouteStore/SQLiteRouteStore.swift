@@ -52,6 +52,7 @@ public final class SQLiteRouteStore: RouteStore {
             route_id TEXT NOT NULL,
             seq INTEGER NOT NULL,
             points BLOB NOT NULL,
+            fixed_at REAL NOT NULL,
             PRIMARY KEY (route_id, seq)
         ) WITHOUT ROWID;
         """
@@ -76,8 +77,11 @@ public final class SQLiteRouteStore: RouteStore {
         }
         try db.execute("PRAGMA synchronous = FULL")
         if tables.isSuperset(of: ours) && stored == schemaVersion { return }
-        // New, or older (schema 1 lacks `route_tails`, and `route_imports` when older still): every table is
-        // created where missing, and the version written.
+        // New, or older (schema 1 lacks `route_tails` and `routes.fixed_at`, and `route_imports` when older
+        // still): every table is created where missing, and the version written.
+        if stored == "1", !(try db.strings("SELECT name FROM pragma_table_info('routes')").contains("fixed_at")) {
+            try db.execute("ALTER TABLE routes ADD COLUMN fixed_at REAL")
+        }
         try db.transaction(writing: true) {
             try db.execute("""
                 CREATE TABLE IF NOT EXISTS routetiles_store (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -90,7 +94,8 @@ public final class SQLiteRouteStore: RouteStore {
                     kind TEXT CHECK (kind IN ('line', 'point')),
                     geodesic INTEGER NOT NULL DEFAULT 0,
                     version INTEGER NOT NULL,
-                    created_seq INTEGER NOT NULL
+                    created_seq INTEGER NOT NULL,
+                    fixed_at REAL
                 );
                 CREATE INDEX IF NOT EXISTS routes_created_seq ON routes (created_seq);
                 CREATE TABLE IF NOT EXISTS route_changes (
@@ -132,12 +137,17 @@ public final class SQLiteRouteStore: RouteStore {
     /// A route's version: that of its row, or of the last append to its tail if later.
     private static let version = "MAX(version, COALESCE((SELECT MAX(seq) FROM route_tails WHERE route_id = routes.id), 0))"
 
-    private static let rowColumns = "id, \(version), properties, geom, layer, kind, geodesic, created_seq"
+    /// When a route's last position arrived: that of its tail's last append, or the one its row keeps.
+    private static let lastFix = """
+        COALESCE((SELECT fixed_at FROM route_tails WHERE route_id = routes.id ORDER BY seq DESC LIMIT 1), fixed_at)
+        """
+
+    private static let rowColumns = "id, \(version), properties, geom, layer, kind, geodesic, created_seq, \(lastFix)"
 
     private static func row(_ s: SQLiteDatabase.Statement, tail: [Coordinate]) -> StoredRow {
         StoredRouteCodec.route(key: s.text(0) ?? "", version: s.int64(1), created: s.int64(7), properties: s.text(2),
                                wkb: s.isNull(3) ? nil : s.blob(3), layer: s.text(4), kind: s.text(5),
-                               geodesic: s.int(6) != 0, tail: tail)
+                               geodesic: s.int(6) != 0, tail: tail, lastFix: s.isNull(8) ? nil : s.double(8))
     }
 
     /// The positions of one route's tail (`route_id` nil: of every route), in append order.
@@ -192,7 +202,7 @@ public final class SQLiteRouteStore: RouteStore {
     public func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
         try await withConnection { [displayName] db in
             let s = try db.prepare("""
-                SELECT seq, route_id, op, base_version, points FROM route_changes WHERE seq > ? ORDER BY seq LIMIT ?
+                SELECT seq, route_id, op, base_version, points, changed_at FROM route_changes WHERE seq > ? ORDER BY seq LIMIT ?
                 """)
             s.bind(1, sequence)
             s.bind(2, limit)
@@ -206,7 +216,8 @@ public final class SQLiteRouteStore: RouteStore {
                     if case let .points(p)? = try? WellKnownBinary.decode(s.blob(4)) { points = p }
                 }
                 changes.append(RouteChange(sequence: s.int64(0), key: s.text(1) ?? "", operation: operation,
-                                           baseVersion: s.isNull(3) ? nil : s.int64(3), points: points))
+                                           baseVersion: s.isNull(3) ? nil : s.int64(3), points: points,
+                                           time: operation == .append ? s.double(5) : nil))
             }
             // Rows may have been pruned (`DELETE FROM route_changes WHERE …`): a reader that needs changes older
             // than the oldest kept must load everything again.
@@ -268,8 +279,8 @@ public final class SQLiteRouteStore: RouteStore {
     private static func fold(_ keys: [String], in db: SQLiteDatabase, tails ledger: inout AppendedTails) throws {
         try db.transaction(writing: true) {
             let read = try db.cached("SELECT geom FROM routes WHERE id = ?")
-            let tail = try db.cached("SELECT seq, points FROM route_tails WHERE route_id = ? ORDER BY seq")
-            let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?) WHERE id = ?")
+            let tail = try db.cached("SELECT seq, points, fixed_at FROM route_tails WHERE route_id = ? ORDER BY seq")
+            let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?), fixed_at = ? WHERE id = ?")
             let drop = try db.cached("DELETE FROM route_tails WHERE route_id = ? AND seq <= ?")
             for key in keys {
                 read.bind(1, key)
@@ -279,16 +290,19 @@ public final class SQLiteRouteStore: RouteStore {
                 tail.bind(1, key)
                 var points: [Coordinate] = []
                 var last: Int64 = 0
+                var fixedAt = 0.0
                 while try tail.step() {
                     guard case let .points(p)? = try? WellKnownBinary.decode(tail.blob(1)) else { continue }
                     points += p
                     last = tail.int64(0)
+                    fixedAt = tail.double(2)
                 }
                 tail.reset()
                 guard !points.isEmpty, let spliced = try? WellKnownBinary.appending(points, to: wkb) else { continue }
                 update.bind(1, spliced)
                 update.bind(2, last)
-                update.bind(3, key)
+                update.bind(3, fixedAt)
+                update.bind(4, key)
                 try update.run()
                 drop.bind(1, key)
                 drop.bind(2, last)
@@ -300,16 +314,20 @@ public final class SQLiteRouteStore: RouteStore {
 
     private static func apply(_ write: RouteWrite, to db: SQLiteDatabase, tails: inout AppendedTails,
                               due: inout [String]) throws -> RouteWriteResult {
-        let addChange = try db.cached("INSERT INTO route_changes (route_id, op, base_version, points) VALUES (?, ?, ?, ?)")
+        let addChange = try db.cached("""
+            INSERT INTO route_changes (route_id, op, base_version, points, changed_at)
+            VALUES (?1, ?2, ?3, ?4, COALESCE(?5, (julianday('now') - 2440587.5) * 86400.0))
+            """)
         func change(_ key: String, _ operation: RouteChange.Operation, base: Int64? = nil,
-                    points: [Coordinate] = []) throws -> RouteChange {
+                    points: [Coordinate] = [], time: Double? = nil) throws -> RouteChange {
             addChange.bind(1, key)
             addChange.bind(2, operation.rawValue)
             if let base { addChange.bind(3, base) } else { addChange.bindNull(3) }
             if operation == .append { addChange.bind(4, WellKnownBinary.multiPoint(points)) } else { addChange.bindNull(4) }
+            if let time { addChange.bind(5, time) } else { addChange.bindNull(5) }
             try addChange.run()
             return RouteChange(sequence: db.lastInsertRowID, key: key, operation: operation, baseVersion: base,
-                               points: points)
+                               points: points, time: time)
         }
         // The geometry's header is read only when the kind does not tell (a row written by another program).
         let current = try db.cached("""
@@ -334,10 +352,11 @@ public final class SQLiteRouteStore: RouteStore {
         switch write {
         case let .put(routes):
             let upsert = try db.cached("""
-                INSERT INTO routes (id, properties, geom, layer, kind, geodesic, version, created_seq)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO routes (id, properties, geom, layer, kind, geodesic, version, created_seq, fixed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)
                 ON CONFLICT (id) DO UPDATE SET properties = excluded.properties, geom = excluded.geom,
-                    layer = excluded.layer, kind = excluded.kind, geodesic = excluded.geodesic, version = excluded.version
+                    layer = excluded.layer, kind = excluded.kind, geodesic = excluded.geodesic, version = excluded.version,
+                    fixed_at = NULL
                 """)
             var changes: [RouteChange] = []
             var written: [StoredRoute] = []
@@ -376,11 +395,12 @@ public final class SQLiteRouteStore: RouteStore {
             guard let (version, _, isLine, _) = try stored(key) else { return .notFound(key: key) }
             guard isLine else { return .notALine(key: key) }
             // The positions go to the route's tail: the stored line is not rewritten (`AppendedTails`).
-            let made = try change(key, .append, base: version, points: points)
-            let addTail = try db.cached("INSERT INTO route_tails (route_id, seq, points) VALUES (?, ?, ?)")
+            let made = try change(key, .append, base: version, points: points, time: Date().timeIntervalSince1970)
+            let addTail = try db.cached("INSERT INTO route_tails (route_id, seq, points, fixed_at) VALUES (?, ?, ?, ?)")
             addTail.bind(1, key)
             addTail.bind(2, made.sequence)
             addTail.bind(3, WellKnownBinary.multiPoint(points))
+            addTail.bind(4, made.time ?? 0)
             try addTail.run()
             if tails.counts(of: key) == nil {
                 // Learnt once per route and process: the line's positions from its size (16 bytes each), the

@@ -36,7 +36,7 @@ package enum StoredRouteCodec {
     /// nil or empty is no properties. `tail` is what was appended to the line since it was stored
     /// (`AppendedTails`): it ends the last part.
     package static func route(key: String, version: Int64, created: Int64, properties: String?, wkb: [UInt8]?, layer: String?,
-                             kind: String?, geodesic: Bool, tail: [Coordinate] = []) -> StoredRow {
+                             kind: String?, geodesic: Bool, tail: [Coordinate] = [], lastFix: Double? = nil) -> StoredRow {
         func bad(_ message: String) -> StoredRow { .bad(RouteRowProblem(key: key, version: version, message: message)) }
         var parsed: (properties: [Property], geodesic: Bool) = ([], false)
         if let properties, !properties.isEmpty {
@@ -79,7 +79,7 @@ package enum StoredRouteCodec {
         }
         let route = Route(id: id(forKey: key), properties: parsed.properties, parts: parts, origin: "route \(key)",
                           geodesic: geodesic || parsed.geodesic, layer: layer, kind: routeKind)
-        return .route(StoredRoute(key: key, route: route, version: version, created: created))
+        return .route(StoredRoute(key: key, route: route, version: version, created: created, lastFix: lastFix))
     }
 
     struct PropertiesProblem: Error {

@@ -86,8 +86,15 @@ extension TilesetMetadata {
                 if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
                 centre = [(lon * 1e6).rounded() / 1e6, (mid.latitude * 1e6).rounded() / 1e6, Double(zoom)]
             }
-            let layers = [VectorLayerInfo(id: options.layerName, fields: fields)]
+            var layers = [VectorLayerInfo(id: options.layerName, fields: fields)]
                 + layerOrder.map { VectorLayerInfo(id: $0, fields: otherLayers[$0] ?? [:]) }
+            if let name = options.positionLayer {
+                if let index = layers.firstIndex(where: { $0.id == name }) {
+                    layers[index].fields.merge(LivePosition.fields) { own, _ in own }
+                } else {
+                    layers.append(VectorLayerInfo(id: name, fields: LivePosition.fields))
+                }
+            }
             return TilesetMetadata(name: name, layers: layers, minZoom: options.minZoom, maxZoom: options.maxZoom,
                                    bounds: bounds, center: centre)
         }

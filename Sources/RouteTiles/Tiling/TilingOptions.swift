@@ -21,6 +21,10 @@ public struct TilingOptions: Sendable, Equatable {
     /// then an append changes only the tiles near its new segments, and clients read the length from the route
     /// list (`GET /routes`).
     public var routeLength: Bool = true
+    /// The layer of live routes' current positions: one point per line route at its last position, with
+    /// `bearing` and `fix_time`, for maps that show where each vehicle is now. Written by live route sets only
+    /// (`LiveRouteSet`, `serve --store`); nil for none, and `build` writes none.
+    public var positionLayer: String?
 
     /// The defaults: zooms 0 to 14, extent 4096, buffer 64, simplification 1, one layer called `routes`.
     public init() {}

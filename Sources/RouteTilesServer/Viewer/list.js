@@ -155,7 +155,8 @@ function createRouteList(viewer, mapView, playback) {
 
   // A click on a line selects its route in the list; on anything else, it shows the feature's properties.
   map.on('click', (e) => {
-    const layers = viewer.routeLayers.filter((id) => map.getLayer(id) && (id.endsWith('-line') || id.endsWith('-points')));
+    const layers = viewer.routeLayers.filter((id) => map.getLayer(id)
+      && (id.endsWith('-line') || id.endsWith('-points') || id.endsWith('-dot')));
     const features = map.queryRenderedFeatures(e.point, { layers });
     if (!features.length) return;
     const f = features[0];

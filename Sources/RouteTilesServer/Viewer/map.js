@@ -101,6 +101,29 @@ function createMapView(config, viewer, tilejson) {
   $('over-labels').addEventListener('change', placeRouteLayers);
   if (!config.basemap) $('over-labels').parentElement.hidden = true;
 
+  // The heading marker of live routes' current positions: style.json names the image, and having no sprite, the
+  // page draws it: an arrow pointing north, which the layer turns to each position's bearing.
+  map.on('styleimagemissing', (e) => {
+    if (e.id !== 'routetiles-heading' || map.hasImage(e.id)) return;
+    const size = 48;
+    const canvas = document.createElement('canvas');
+    canvas.width = size;
+    canvas.height = size;
+    const g = canvas.getContext('2d');
+    g.beginPath();
+    g.moveTo(size / 2, 3);
+    g.lineTo(size - 10, size - 8);
+    g.lineTo(size / 2, size - 17);
+    g.lineTo(10, size - 8);
+    g.closePath();
+    g.fillStyle = '#f59e0b';
+    g.strokeStyle = '#0f172a';
+    g.lineWidth = 3;
+    g.fill();
+    g.stroke();
+    map.addImage(e.id, g.getImageData(0, 0, size, size), { pixelRatio: 2 });
+  });
+
   // The selected route is highlighted through feature-state, and drawn again over the other routes (a copy of
   // its layer's casing and line, filtered to its feature id), so that no route later in the list covers it.
   function showSelected(entry, on) {

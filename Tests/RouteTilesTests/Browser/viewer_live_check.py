@@ -209,6 +209,25 @@ try:
                           "onMap": bool(on_map), "mapSeconds": map_wait, "fid": fid,
                           "rowText": js("return document.getElementById('count').textContent;")}
     settle()
+
+    # The position layer: a dot (and a heading arrow) at the route's last position, moved by an append.
+    vehicle_js = """(() => { const v = window.routetiles;
+        const layers = v.routeLayers.filter((id) => id.endsWith('-dot') || id.endsWith('-heading'));
+        return window.map.queryRenderedFeatures({layers}).filter((f) => String(f.id) === %s)
+            .map((f) => ({layer: f.layer.id, at: f.geometry.coordinates, bearing: f.properties.bearing,
+                          fixTime: f.properties.fix_time})); })()""" % json.dumps(fid)
+    before = js("return " + vehicle_js)
+    fix = [line[-1][0] + (east - west) * 0.05, line[-1][1] + (north - south) * 0.05]
+    status, _ = http("POST", "/routes/live-check/points", json.dumps([fix]).encode(), "application/json")
+    appended = time.time()
+    moved, _ = wait_for(f"""(() => {{ const found = {vehicle_js};
+        const here = (f) => Math.abs(f.at[0] - {fix[0]}) < 1e-4 && Math.abs(f.at[1] - {fix[1]}) < 1e-4;
+        return found.some((f) => f.layer.endsWith('-dot')) && found.some((f) => f.layer.endsWith('-heading'))
+            && found.every(here) && found; }})()""", 5)
+    report["vehicle"] = {"before": before, "last": line[-1], "status": status, "fix": fix, "after": moved or [],
+                         "seconds": time.time() - appended,
+                         "headingImage": js("return window.map.hasImage('routetiles-heading');")}
+    settle()
     status, _ = http("DELETE", "/routes/live-check")
     deleted = time.time()
     gone_list, _ = wait_for("!window.routetiles.byId.has('live-check')", 5)
