@@ -37,6 +37,7 @@ public final class PostgresRouteStore: RouteStore {
         async throws -> PostgresRouteStore
     {
         let url = try PostgresStoreURL(text)
+        for warning in url.warnings { logger.warning("\(warning)") }
         let names = PostgresRouteSchema(schema: url.schema ?? schema ?? "public", table: url.table ?? table ?? "routes")
         let store = PostgresRouteStore(url: url, schema: names, timeout: timeout, logger: logger)
         do {

@@ -7,6 +7,10 @@ import RouteTiles
 /// a client configuration. Options: `sslmode` (disable, allow, prefer, require, verify-ca, verify-full; default
 /// prefer, as libpq), `connect_timeout` (seconds, default 5), `application_name`; and RouteTiles' own `schema`
 /// and `table`, which name the routes table.
+///
+/// The password, as libpq finds it: the URL's, else `PGPASSWORD`'s, else the first matching line of the password
+/// file (`PGPASSFILE`, default `~/.pgpass`: `PostgresPasswordFile`), else none. The variable and the file keep it out
+/// of the process list.
 public struct PostgresStoreURL: Sendable {
     public var host: String
     public var port: Int
@@ -18,20 +22,33 @@ public struct PostgresStoreURL: Sendable {
     public var applicationName: String
     public var schema: String?
     public var table: String?
+    /// What the reader of the URL should be told: a password file that was there but ignored.
+    public var warnings: [String] = []
 
-    public init(_ text: String) throws {
+    /// Reads `text`, with `environment` for the defaults libpq takes from it (`USER`, `PGPASSWORD`, `PGPASSFILE`,
+    /// `HOME`).
+    public init(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard let components = URLComponents(string: text),
               let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
             throw RouteStoreError(store: "postgres", message: "not a postgres://USER@HOST:PORT/DB URL: \(Self.redacted(text))")
         }
         host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
         port = components.port ?? 5432
-        user = components.user.flatMap { $0.removingPercentEncoding } ?? ProcessInfo.processInfo.environment["USER"] ?? "postgres"
-        // As libpq: without a password in the URL, PGPASSWORD's (which keeps it out of the process list).
-        password = components.password.flatMap { $0.removingPercentEncoding }
-            ?? ProcessInfo.processInfo.environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
+        user = components.user.flatMap { $0.removingPercentEncoding } ?? environment["USER"] ?? "postgres"
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         database = path.isEmpty ? nil : path.removingPercentEncoding
+        // As libpq: without a password in the URL, PGPASSWORD's, else the password file's.
+        password = components.password.flatMap { $0.removingPercentEncoding }
+            ?? environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
+        if password == nil {
+            // libpq matches the host as written, "localhost" when none is (its Unix socket), and the database
+            // name, which defaults to the user's.
+            let found = PostgresPasswordFile.lookUp(host: components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost",
+                                                    port: port, database: database ?? user, user: user,
+                                                    environment: environment)
+            password = found.password.flatMap { $0.isEmpty ? nil : $0 }
+            if let warning = found.warning { warnings.append(warning) }
+        }
         sslMode = "prefer"
         connectTimeout = .seconds(5)
         applicationName = "routetiles"

@@ -187,7 +187,8 @@ extension RouteTilesResponder {
     /// Nil when the request may write; else the refusal.
     private func authorize(_ request: Request) -> Response? {
         guard let token = state.configuration.writeToken else {
-            return HTTPAnswers.error(.forbidden, "writes are off; start the server with --write-token to allow them")
+            return HTTPAnswers.error(.forbidden, "writes are off; start the server with a write token (--write-token, "
+                + "--write-token-file or ROUTETILES_WRITE_TOKEN) to allow them")
         }
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
             return HTTPAnswers.error(.unauthorized, "this request needs 'Authorization: Bearer <token>'",

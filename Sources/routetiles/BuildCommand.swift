@@ -174,7 +174,7 @@ struct BuildCommand: AsyncParsableCommand {
 
     /// "Tiles/samples/commute.geojson" → "commute"; a PostgreSQL store → "routes".
     static func defaultName(for input: String) -> String {
-        if case .postgres = RouteStoreLocation(input) { return "routes" }
+        if case .postgres? = try? RouteStoreLocation(input) { return "routes" }
         let input = input.lowercased().hasPrefix("sqlite:") ? String(input.dropFirst("sqlite:".count)) : input
         let base = URL(fileURLWithPath: input).deletingPathExtension().lastPathComponent
         return base.isEmpty ? "routes" : base

@@ -41,7 +41,13 @@ struct LoadCommand: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
-        if RouteStoreLocation(store) == .memory { throw ValidationError("--store memory would be lost when load ends") }
+        let location: RouteStoreLocation
+        do {
+            location = try RouteStoreLocation(store)
+        } catch {
+            throw ValidationError("--store: \(error)")
+        }
+        if location == .memory { throw ValidationError("--store memory would be lost when load ends") }
     }
 
     func run() async throws {

@@ -7,7 +7,7 @@ enum RouteStores {
     static func open(_ text: String, create: Bool, schema: String? = nil, table: String? = nil) async throws
         -> any RouteStore
     {
-        switch RouteStoreLocation(text) {
+        switch try RouteStoreLocation(text) {
         case .memory:
             return MemoryRouteStore()
         case let .sqlite(path):

@@ -19,7 +19,9 @@ struct ServeCommand: AsyncParsableCommand {
             another replica changed or removed since its file was imported is left as it is, so restarting with the \
             same files undoes no write. A route whose file you edited since its last import is imported again (the \
             note names it); `routetiles load --replace` takes the files' version of every route. \
-            --write-token needs --store: a server would otherwise acknowledge writes it forgets when it stops \
+            The write token comes from --write-token, else --write-token-file, else the environment variable \
+            ROUTETILES_WRITE_TOKEN; the file and the variable keep it out of the process list. A write token, \
+            however given, needs --store: a server would otherwise acknowledge writes it forgets when it stops \
             (--store memory says that this is wanted). \
             SIGINT or SIGTERM stops the server after the requests in flight.
             """)
@@ -27,7 +29,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(help: "Route files to serve (any format `build` reads); with --store, loaded into it. Default: the bundled samples (none with --store).", completion: .file())
     var inputs: [String] = []
 
-    @Option(help: ArgumentHelp("Route store: a SQLite file (created when missing), postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=…], or memory (lost at exit).",
+    @Option(help: ArgumentHelp("Route store: a SQLite file (created when missing), postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=…] (without a password: PGPASSWORD's, else ~/.pgpass's), or memory (lost at exit).",
                                valueName: "store"))
     var store: String?
 
@@ -68,8 +70,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Largest request body accepted by the write endpoints, in MB.")
     var maxBodyMb = ServerConfiguration().maxBodyBytes >> 20
 
-    @Option(help: "Bearer token that write requests must carry. Without it, routes cannot be changed.")
+    @Option(help: "Bearer token that write requests must carry. Without it, routes cannot be changed. Seen by every local user in the process list: prefer --write-token-file.")
     var writeToken: String?
+
+    @Option(help: "Read the write token from this file (its text, without the final newline). Default: $ROUTETILES_WRITE_TOKEN, if set.",
+            completion: .file())
+    var writeTokenFile: String?
 
     @Option(help: "Append the z/x/y of every invalidated tile to this file.", completion: .file())
     var expireLog: String?
@@ -102,10 +108,17 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         if tiles != nil && !inputs.isEmpty { throw ValidationError("give route files or --tiles, not both") }
         if tiles != nil && store != nil { throw ValidationError("give --store or --tiles, not both") }
-        if writeToken != nil && store == nil {
-            throw ValidationError("--write-token needs --store, or writes would be acknowledged and then forgotten when "
-                + "the server stops: give --store routes.db (a SQLite file), --store postgres://…, or --store memory "
-                + "to keep them in memory on purpose")
+        if let store {
+            do {
+                _ = try RouteStoreLocation(store)
+            } catch {
+                throw ValidationError("--store: \(error)")
+            }
+        }
+        if let token = try writeTokenSource(), store == nil {
+            throw ValidationError("\(token.origin) needs --store, or writes would be acknowledged and then forgotten "
+                + "when the server stops: give --store routes.db (a SQLite file), --store postgres://…, or --store "
+                + "memory to keep them in memory on purpose")
         }
         if !(0...65535).contains(port) { throw ValidationError("--port must lie in 0...65535") }
         if cacheMb < 0 { throw ValidationError("--cache-mb must not be negative") }
@@ -116,7 +129,6 @@ struct ServeCommand: AsyncParsableCommand {
         if basemap != "none", !["http://", "https://", "/"].contains(where: basemap.hasPrefix) {
             throw ValidationError("--basemap takes a style URL (http://…, https://…), a path on this server (/assets/…) or 'none'; got '\(basemap)'")
         }
-        if let writeToken, writeToken.count < 8 { throw ValidationError("--write-token must be at least 8 characters") }
         if positionLayer.isEmpty { throw ValidationError("--position-layer takes a layer name or 'none'") }
         if positionLayer != "none", positionLayer == tiling.layer {
             throw ValidationError("--position-layer must differ from --layer ('\(tiling.layer)')")
@@ -130,7 +142,13 @@ struct ServeCommand: AsyncParsableCommand {
         return options
     }
 
-    var serverConfiguration: ServerConfiguration {
+    /// The write token, from `--write-token`, `--write-token-file` or `ROUTETILES_WRITE_TOKEN` (`WriteTokenSource`).
+    func writeTokenSource() throws -> WriteTokenSource? {
+        try WriteTokenSource.resolve(option: writeToken, file: writeTokenFile,
+                                     environment: ProcessInfo.processInfo.environment)
+    }
+
+    func serverConfiguration(writeToken: String?) -> ServerConfiguration {
         var c = ServerConfiguration()
         c.host = host
         c.port = port
@@ -154,6 +172,8 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "routetiles")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        // Read again after validate(): the file's content, as validate() checked it.
+        let writeToken = try writeTokenSource()?.token
         let backend: TileBackend
         let name: String
         if let tiles {
@@ -164,7 +184,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             name = TileStoreFormat(path: tiles).tilesetName(forPath: tiles)
         } else if let store {
-            backend = .live(try await openStore(store, logger: logger))
+            backend = .live(try await openStore(store, writes: writeToken != nil, logger: logger))
             name = inputs.count == 1 ? BuildCommand.defaultName(for: inputs[0]) : "routes"
         } else {
             let files = inputs.isEmpty ? try Self.bundledSamples() : inputs
@@ -177,7 +197,7 @@ struct ServeCommand: AsyncParsableCommand {
         FreedMemory.giveBack()
         let server: RouteTilesServer
         do {
-            server = try RouteTilesServer(configuration: serverConfiguration, name: name, backend: backend, logger: logger)
+            server = try RouteTilesServer(configuration: serverConfiguration(writeToken: writeToken), name: name, backend: backend, logger: logger)
         } catch {
             throw failure("error: \(error)")
         }
@@ -192,7 +212,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Opens the store, loads the route files into it, and reads its routes.
-    private func openStore(_ text: String, logger: Logger) async throws -> LiveRouteSync {
+    private func openStore(_ text: String, writes: Bool, logger: Logger) async throws -> LiveRouteSync {
         let terminal = Terminal(quiet: false)
         let opened: any RouteStore
         do {
@@ -219,7 +239,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw failure("error: cannot read the routes of \(opened.displayName): \(error)")
         }
         for problem in badRows { logger.error("route store: skipped a row that makes no route: \(problem)") }
-        if !opened.isDurable && writeToken != nil {
+        if !opened.isDurable && writes {
             logger.warning("writes are kept in memory only (--store memory) and are lost when the server stops")
         }
         return sync

@@ -15,9 +15,13 @@ import Testing
 
         private(set) var printed = ""
 
-        init(_ arguments: [String], logLevel: String = "warning") throws {
+        /// `environment` is added to this process's.
+        init(_ arguments: [String], logLevel: String = "warning", environment: [String: String] = [:]) throws {
             process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
             process.arguments = ["serve", "--port", "0", "--log-level", logLevel] + arguments
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            }
             process.currentDirectoryURL = ExternalTool.packageRoot
             process.standardError = stderr
             process.standardOutput = FileHandle.nullDevice

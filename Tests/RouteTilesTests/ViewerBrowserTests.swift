@@ -221,6 +221,49 @@ import Testing
         #expect((report["mapErrors"] as? [Any])?.isEmpty == true, "\(report)")
     }
 
+    /// Flights across the Pacific, eastbound and westbound: the first view is centred on the Pacific with ±180° in
+    /// it, not on the Atlantic with the routes cut at both edges. tiles.json keeps bounds that do not wrap (TileJSON
+    /// 3.0.0) and says where the routes are through its centre.
+    @Test(.enabled(if: ExternalTool.required(browserAvailable), "needs chromium, chromedriver, selenium, pillow, maplibre"))
+    func theFirstViewOfTranspacificFlightsIsCentredOnThePacific() async throws {
+        let assets = try #require(Self.mapLibreFolder)
+        let folder = try TemporaryFolder()
+        let flights = [
+            ("Tokyo–San Francisco", (139.78, 35.55), (-122.38, 37.62)),
+            ("Sydney–Los Angeles", (151.18, -33.95), (-118.41, 33.94)),
+            ("Los Angeles–Tokyo", (-118.41, 33.94), (139.78, 35.55)),
+            ("Auckland–Honolulu", (174.79, -37.01), (-157.92, 21.32)),
+        ].enumerated().map { i, flight in
+            #"{"type":"Feature","id":\#(i + 1),"properties":{"name":"\#(flight.0)","geodesic":true},"geometry":{"type":"LineString","coordinates":[[\#(flight.1.0),\#(flight.1.1)],[\#(flight.2.0),\#(flight.2.1)]]}}"#
+        }
+        try #"{"type":"FeatureCollection","features":[\#(flights.joined(separator: ","))]}"#
+            .write(toFile: folder.path("pacific.geojson"), atomically: true, encoding: .utf8)
+        let serve = try ServeProcessTests.ServeProcess([folder.path("pacific.geojson"), "--assets", assets,
+                                                        "--maplibre-url", "/assets", "--basemap", "none"])
+        let tileJSON = try #require(try JSONSerialization.jsonObject(with: Data(try await ServeProcessTests().get(serve.base + "/tiles.json").1)) as? [String: Any])
+        let bounds = tileJSON["bounds"] as? [Double] ?? []
+        let center = tileJSON["center"] as? [Double] ?? []
+        #expect(bounds.count == 4 && bounds[0] == -180 && bounds[2] == 180, "bounds do not wrap: \(bounds)")
+        #expect(center.count == 3 && abs(center[0]) > 150 && center[2] >= 1, "the centre is in the Pacific: \(center)")
+
+        let run = try await ExternalTool.runDetached("/usr/bin/env", ["python3", Self.script + "viewer_view_check.py",
+                                                                      serve.base + "/", folder.path("pacific.png")],
+                                                     timeout: 180)
+        #expect(run.status == 0, "\(run.stderr)")
+        Self.keep(folder.path("pacific.png"), as: "viewer-pacific.png")
+        let report = try Self.report(run)
+        #expect(report["ready"] as? Bool == true)
+        #expect((report["mapErrors"] as? [Any])?.isEmpty == true, "\(report)")
+        #expect((report["renderedRouteFeatures"] as? Int ?? 0) > 0, "\(report)")
+        let lng = report["wrappedCenterLng"] as? Double ?? 0
+        #expect(abs(lng) > 120, "the first view is centred on the Pacific: \(report)")
+        // The view holds ±180° (MapLibre gives west and east unwrapped, so one of them is past it).
+        let west = report["west"] as? Double ?? 0, east = report["east"] as? Double ?? 0
+        #expect((west...east).contains(180) || (west...east).contains(-180), "\(report)")
+        #expect(east - west < 300, "the view is not the whole world: \(report)")
+        #expect(serve.stop() == 0)
+    }
+
     @Test(.enabled(if: ExternalTool.required(browserAvailable), "needs chromium, chromedriver, selenium, pillow, maplibre"))
     func theListStaysUsableWithTenThousandRoutes() async throws {
         let assets = try #require(Self.mapLibreFolder)

@@ -10,6 +10,10 @@ extension TilesetMetadata {
         private var otherLayers: [String: [String: String]] = [:]
         private var layerOrder: [String] = []
         private var mapBounds = MapRect.empty
+        /// The east-west extent, which may cross the antimeridian: mapBounds' x would put Tokyo–San Francisco
+        /// flights (139.7°E to 237.6°E) with Los Angeles–Sydney ones (−118.4°E to −208.8°E) in a box wider than
+        /// the world.
+        private var arc = CoveringArc()
         private var south = Double.infinity, north = -Double.infinity
 
         package init(options: TilingOptions) {
@@ -26,6 +30,18 @@ extension TilesetMetadata {
                 addFields(of: route.properties, layer: set.layers[route.layer], isPoint: route.isPoint)
             }
             mapBounds.formUnion(set.bounds)
+            if set.lineCount == 1 {
+                arc.add(minX: set.bounds.minX, maxX: set.bounds.maxX)
+            } else {
+                for line in 0..<set.lineCount {
+                    var minX = Double.infinity, maxX = -Double.infinity
+                    for i in set.lineStarts[line]..<set.lineStarts[line + 1] {
+                        minX = min(minX, set.xs[i])
+                        maxX = max(maxX, set.xs[i])
+                    }
+                    arc.add(minX: minX, maxX: maxX)
+                }
+            }
             if let b = set.geographicBounds {
                 south = min(south, b.south)
                 north = max(north, b.north)
@@ -39,13 +55,17 @@ extension TilesetMetadata {
             guard !lines.isEmpty else { return }
             addFields(of: route.properties, layer: route.layer, isPoint: route.kind == .point)
             for line in lines {
+                var minX = Double.infinity, maxX = -Double.infinity
                 for c in line {
                     let p = WebMercator.project(c)
                     eachPosition(p)
                     mapBounds.formUnion(p)
+                    minX = min(minX, p.x)
+                    maxX = max(maxX, p.x)
                     south = min(south, c.latitude)
                     north = max(north, c.latitude)
                 }
+                arc.add(minX: minX, maxX: maxX)
             }
         }
 
@@ -68,23 +88,34 @@ extension TilesetMetadata {
         }
 
         /// The metadata of the routes added, named `name`.
+        ///
+        /// The bounds never wrap (TileJSON 3.0.0, 3.5: bounds "MUST NOT 'wrap' around the ante-meridian"): routes
+        /// whose shortest extent crosses ±180° get west −180 and east 180. The centre is the middle of that shortest
+        /// extent (in the Pacific for transpacific routes), at the zoom where the extent spans about one tile.
         package func metadata(name: String) -> TilesetMetadata {
-            let b = ProjectedRouteSet.geographicBounds(of: mapBounds, south: south, north: north)
+            let world = WebMercator.worldSize
+            let extent = arc.arc
+            var b = ProjectedRouteSet.geographicBounds(of: mapBounds, south: south, north: north)
                 ?? WebMercator.worldBounds
+            if let extent {
+                let crosses = extent.east > world
+                b.west = crosses ? -180 : WebMercator.unproject(MapPoint(x: extent.west, y: 0)).longitude
+                b.east = crosses ? 180 : WebMercator.unproject(MapPoint(x: extent.east, y: 0)).longitude
+            }
             let bounds = b.array.map { ($0 * 1e6).rounded() / 1e6 }
             // The zoom at which the routes' extent spans about one tile, within the tileset's zooms.
-            let span = max(mapBounds.maxX - mapBounds.minX, mapBounds.maxY - mapBounds.minY)
-            let fit = span > 0 ? Int(log2(WebMercator.worldSize / span).rounded(.down)) : options.maxZoom
+            let span = max(extent.map { $0.east - $0.west } ?? 0, mapBounds.maxY - mapBounds.minY)
+            let fit = span > 0 ? Int(log2(world / span).rounded(.down)) : options.maxZoom
             let zoom = min(max(fit, options.minZoom), options.maxZoom)
             let centre: [Double]
-            if mapBounds.isEmpty {
-                centre = [0, 0, Double(zoom)]
-            } else {
-                let mid = WebMercator.unproject(MapPoint(x: (mapBounds.minX + mapBounds.maxX) / 2,
+            if let extent, !mapBounds.isEmpty {
+                let mid = WebMercator.unproject(MapPoint(x: (extent.west + extent.east) / 2,
                                                          y: (mapBounds.minY + mapBounds.maxY) / 2))
                 var lon = mid.longitude.truncatingRemainder(dividingBy: 360)
                 if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
                 centre = [(lon * 1e6).rounded() / 1e6, (mid.latitude * 1e6).rounded() / 1e6, Double(zoom)]
+            } else {
+                centre = [0, 0, Double(zoom)]
             }
             var layers = [VectorLayerInfo(id: options.layerName, fields: fields)]
                 + layerOrder.map { VectorLayerInfo(id: $0, fields: otherLayers[$0] ?? [:]) }

@@ -5,6 +5,25 @@
 // map's style as it is. A basemap that cannot be loaded gives way to the routes alone, with a notice.
 /* exported createMapView */
 
+// The box the first view fits, from `tiles.json`: its bounds, taken the short way across ±180°. TileJSON bounds
+// never wrap, so routes that cross the antimeridian (transpacific flights) come with west −180 and east 180, and
+// RouteTiles puts the centre in the middle of their shortest extent, at the zoom where that extent spans about one
+// tile: the box is then that tile's width around the centre, which MapLibre takes with an east past 180°. Bounds
+// whose west lies east of their east (from another server) reach across ±180° too. Null without usable bounds.
+function firstView(tilejson) {
+  const b = tilejson.bounds;
+  if (!Array.isArray(b) || b.length !== 4 || !b.every(Number.isFinite)) return null;
+  const [west, south, east, north] = b;
+  if (west > east) return [[west, south], [east + 360, north]];
+  const c = tilejson.center;
+  const wholeWidth = west <= -180 && east >= 180;
+  if (wholeWidth && Array.isArray(c) && c.length === 3 && c.every(Number.isFinite)) {
+    const half = 180 / Math.pow(2, Math.max(0, c[2]));
+    return [[c[0] - half, south], [c[0] + half, north]];
+  }
+  return [[west, south], [east, north]];
+}
+
 function createMapView(config, viewer, tilejson) {
   const $ = (id) => document.getElementById(id);
   const tileTemplate = (tilejson.tiles && tilejson.tiles[0]) || '';
@@ -26,10 +45,8 @@ function createMapView(config, viewer, tilejson) {
   window.map = map;
   map.addControl(new maplibregl.NavigationControl());
   map.on('error', (e) => { viewer.errors.push(String((e && e.error && e.error.message) || e)); });
-  const b = tilejson.bounds;
-  if (b && b.length === 4 && b[0] <= b[2]) {
-    map.fitBounds([[b[0], b[1]], [b[2], b[3]]], { padding: 40, animate: false, maxZoom: tilejson.maxzoom });
-  }
+  const view = firstView(tilejson);
+  if (view) map.fitBounds(view, { padding: 40, animate: false, maxZoom: tilejson.maxzoom });
 
   function notice(text) {
     $('notice').textContent = text;

@@ -80,10 +80,12 @@ enum ExternalTool {
     /// `run` on a thread of its own. Async tests wait for it without holding one of the concurrency pool's threads,
     /// which are as few as the cores and which the in-process servers of other tests need.
     static func runDetached(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil,
-                            timeout: Double = 120) async throws -> Result {
+                            environment: [String: String] = [:], timeout: Double = 120) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Swift.Result { try run(executable, arguments, stdin: stdin, timeout: timeout) })
+                continuation.resume(with: Swift.Result {
+                    try run(executable, arguments, stdin: stdin, environment: environment, timeout: timeout)
+                })
             }.start()
         }
     }
@@ -93,13 +95,17 @@ enum ExternalTool {
         try await runDetached("/usr/bin/env", ["python3", "-c", script], stdin: stdin)
     }
 
-    /// Runs a program to completion (killed after `timeout` seconds) and collects its output.
+    /// Runs a program to completion (killed after `timeout` seconds) and collects its output. `environment` is
+    /// added to this process's.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil,
-                    timeout: Double = 120) throws -> Result {
+                    environment: [String: String] = [:], timeout: Double = 120) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -1,0 +1,45 @@
+"""Loads the RouteTiles viewer in headless Chromium and reports, as JSON on stdout, where its first view is.
+
+Usage: viewer_view_check.py URL SCREENSHOT.png
+Reports the centre (its longitude in -180..180 as well), the zoom, the view's west and east (unwrapped, as MapLibre
+gives them) and how many route features are drawn, once the map is idle; the caller checks them.
+"""
+import json
+import sys
+import time
+
+import chromium
+
+url, screenshot = sys.argv[1], sys.argv[2]
+driver = chromium.start(1000, 700)
+try:
+    driver.set_page_load_timeout(60)
+    driver.get(url)
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        ready = driver.execute_script("""
+            const m = window.map;
+            // Until MapLibre has loaded, window.map is the page's <div id="map"> (named access on window).
+            if (!m || typeof m.isStyleLoaded !== 'function' || !m.isStyleLoaded()) return false;
+            return m.loaded() && m.areTilesLoaded() && !m.isMoving();
+        """)
+        if ready:
+            break
+        time.sleep(0.25)
+    time.sleep(0.5)
+    result = driver.execute_script("""
+        const m = window.map;
+        const c = m.getCenter();
+        const b = m.getBounds();
+        return {
+            ready: m.loaded() && m.areTilesLoaded(),
+            centerLng: c.lng, wrappedCenterLng: c.wrap().lng, centerLat: c.lat, zoom: m.getZoom(),
+            west: b.getWest(), east: b.getEast(), south: b.getSouth(), north: b.getNorth(),
+            renderedRouteFeatures: m.queryRenderedFeatures({layers: ['routes-line']}).length,
+            mapErrors: window.tileErrors || [],
+        };
+    """)
+    driver.save_screenshot(screenshot)
+    print(json.dumps(result))
+finally:
+    driver.quit()
