@@ -335,6 +335,21 @@ public final class PostgresRouteStore: RouteStore {
             guard let sequence else { return .notFound(key: key) }
             tails.withLock { $0.forget(key) }  // its tail went with it (ON DELETE CASCADE)
             return .committed(changes: [RouteChange(sequence: sequence, key: key, operation: .delete)], written: [])
+        case let .trim(key, keep):
+            var select = PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) r WHERE r.id = $1 FOR UPDATE OF r")
+            select.binds.append(key)
+            var row: StoredRow?
+            for try await tuple in try await connection.query(select, logger: logger).decode(RowTuple.self) {
+                row = Self.row(tuple)
+            }
+            guard case let .route(held)? = row else { return .notFound(key: key) }
+            guard let route = TrackRetention.trimmed(held.route, keeping: keep) else {
+                return .committed(changes: [], written: [])
+            }
+            let (version, created, _) = try await upsert(route, key: key, lastFix: held.lastFix, on: connection)
+            return .committed(changes: [RouteChange(sequence: version, key: key, operation: .update)],
+                              written: [StoredRoute(key: key, route: route, version: version, created: created,
+                                                    lastFix: held.lastFix)])
         case let .append(key, points):
             // The geometry's type is read only when the kind does not tell (a row written by another program).
             var select = PostgresQuery(unsafeSQL: """
@@ -470,7 +485,7 @@ public final class PostgresRouteStore: RouteStore {
 
     /// Writes one route: UPDATE, else INSERT (an INSERT … ON CONFLICT would fire the insert trigger too and
     /// record a change that did not happen). Returns its new version, its creation, and whether it is new.
-    private func upsert(_ route: Route, key: String, on connection: PostgresConnection) async throws
+    private func upsert(_ route: Route, key: String, lastFix: Double? = nil, on connection: PostgresConnection) async throws
         -> (version: Int64, created: Int64, inserted: Bool)
     {
         let properties = StoredRouteCodec.propertiesJSON(route.properties)
@@ -487,9 +502,11 @@ public final class PostgresRouteStore: RouteStore {
             if let layer = route.layer { query.binds.append(layer) } else { query.binds.appendNull() }
             query.binds.append(StoredRouteCodec.kindName(route.kind))
             query.binds.append(route.geodesic)
+            if let lastFix { query.binds.append(lastFix) } else { query.binds.appendNull() }
         }
         var update = PostgresQuery(unsafeSQL: """
-            UPDATE \(schema.routes) SET properties = $2::jsonb, geom = ST_GeomFromWKB($3, 4326), layer = $4, kind = $5, fixed_at = NULL,
+            UPDATE \(schema.routes) SET properties = $2::jsonb, geom = ST_GeomFromWKB($3, 4326), layer = $4, kind = $5,
+                fixed_at = to_timestamp($7::float8),
                 geodesic = $6 WHERE id = $1 RETURNING version, created_seq
             """)
         bind(&update)
@@ -497,8 +514,8 @@ public final class PostgresRouteStore: RouteStore {
             return (version, created, false)
         }
         var insert = PostgresQuery(unsafeSQL: """
-            INSERT INTO \(schema.routes) (id, properties, geom, layer, kind, geodesic)
-            VALUES ($1, $2::jsonb, ST_GeomFromWKB($3, 4326), $4, $5, $6) RETURNING version, created_seq
+            INSERT INTO \(schema.routes) (id, properties, geom, layer, kind, geodesic, fixed_at)
+            VALUES ($1, $2::jsonb, ST_GeomFromWKB($3, 4326), $4, $5, $6, to_timestamp($7::float8)) RETURNING version, created_seq
             """)
         bind(&insert)
         for try await (version, created) in try await connection.query(insert, logger: logger).decode((Int64, Int64).self) {

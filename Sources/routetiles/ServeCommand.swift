@@ -84,6 +84,10 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "name"))
     var positionLayer = "positions"
 
+    @Option(help: ArgumentHelp("With --store: a live track keeps its last N positions; older ones are trimmed once it is an eighth past N (a route's max_points property sets its own). Default: no bound.",
+                               valueName: "n"))
+    var maxTrackPoints: Int?
+
     @Option(help: "Where the viewer loads maplibre-gl.js and maplibre-gl.css from.")
     var maplibreUrl = ServerConfiguration().mapLibreURL
 
@@ -129,6 +133,7 @@ struct ServeCommand: AsyncParsableCommand {
         if basemap != "none", !["http://", "https://", "/"].contains(where: basemap.hasPrefix) {
             throw ValidationError("--basemap takes a style URL (http://…, https://…), a path on this server (/assets/…) or 'none'; got '\(basemap)'")
         }
+        if let maxTrackPoints, maxTrackPoints < 2 { throw ValidationError("--max-track-points must be at least 2") }
         if positionLayer.isEmpty { throw ValidationError("--position-layer takes a layer name or 'none'") }
         if positionLayer != "none", positionLayer == tiling.layer {
             throw ValidationError("--position-layer must differ from --layer ('\(tiling.layer)')")
@@ -234,7 +239,8 @@ struct ServeCommand: AsyncParsableCommand {
         let sync: LiveRouteSync
         let badRows: [RouteRowProblem]
         do {
-            (sync, badRows) = try await LiveRouteSync.open(store: opened, options: liveTilingOptions)
+            (sync, badRows) = try await LiveRouteSync.open(store: opened, options: liveTilingOptions,
+                                                      retention: TrackRetention(maxPoints: maxTrackPoints))
         } catch {
             throw failure("error: cannot read the routes of \(opened.displayName): \(error)")
         }

@@ -81,7 +81,7 @@ struct PostgresReplicaTests {
         let cluster = try PostgresCluster.shared.get()
         let url = try cluster.createDatabase()
         let database = PostgresCluster.database(of: url)
-        let check = try await PostgresRouteStore.open(url: url, create: true)
+        let check = try await PostgresRouteStore.open(url: url, create: true, timeout: .seconds(60))
         try await Self.withReplicas(url: url) { a, b, syncA, syncB in
             let writers = [HTTPRouteWriter(prefix: "a", token: Self.token, seed: 31),
                            HTTPRouteWriter(prefix: "b", token: Self.token, seed: 32)]

@@ -123,6 +123,31 @@ struct PostgresStoreTests {
         await b.close()
     }
 
+    /// A live track bounded by `TrackRetention` is trimmed through PostgreSQL: the newest positions, in order, with
+    /// the time of the last fix, on the writer and on a replica that follows the feed.
+    @Test func tracksPastTheirBoundAreTrimmed() async throws {
+        let url = try cluster().createDatabase()
+        let a = try await open(url)
+        let b = try await open(url)
+        let (syncA, _) = try await LiveRouteSync.open(store: a, options: Self.options, retention: TrackRetention(maxPoints: 40))
+        let (syncB, _) = try await LiveRouteSync.open(store: b, options: Self.options, tick: .seconds(60))
+        let follower = Task { await syncB.follow() }
+        defer { follower.cancel() }
+        func c(_ i: Int) -> Coordinate { Coordinate(longitude: 2.3 + Double(i) * 1e-4, latitude: 48.85) }
+        _ = try await syncA.write(.put([Route(id: .string("van"), parts: [(0..<10).map(c)])]))
+        for i in 10..<100 { _ = try await syncA.write(.append(key: "van", points: [c(i)])) }
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, (syncA.routes.pointCount(of: "van") ?? 0) > 56 { try await Task.sleep(for: .milliseconds(20)) }
+        guard case let .route(van)? = try await a.rows(["van"])["van"] else { Issue.record("no route"); return }
+        #expect((40...56).contains(van.route.pointCount), "\(van.route.pointCount)")
+        #expect(van.route.parts == [Array((0..<100).map(c).suffix(van.route.pointCount))])
+        #expect(van.lastFix != nil)
+        #expect(try await settle([syncA, syncB], store: a))
+        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+        await a.close()
+        await b.close()
+    }
+
     /// INSERT, UPDATE and DELETE made with psql reach both replicas through NOTIFY; rows that make no route are
     /// counted and skipped, and the feed goes on past them.
     @Test func sqlWritersReachEveryReplicaAndBadRowsAreSkipped() async throws {

@@ -359,11 +359,11 @@ public final class LiveRouteSet: Sendable {
         defer { state.entries[key] = entry }
         guard !points.isEmpty, let joint = entry.lastPosition,
               let tiler = entry.tiler.appending(points, after: joint) else { return true }
-        var piece = entry.header
-        piece.parts = [[joint] + points]
-        let added = RouteCover.tiles(of: piece, options: options)
         var cover = entry.cover ?? RouteCover.tiles(of: entry.tiler)
-        invalidated.formUnion(tiler.tilesChanged(byAppendingTo: entry.tiler))
+        let (changed, added) = tiler.tilesChanged(byAppendingTo: entry.tiler)
+        invalidated.formUnion(changed)
+        // A value of the whole route in every feature (`length_m`, line metrics) changes every tile of it.
+        if options.routeLength || options.lineMetrics { invalidated.formUnion(cover) }
         entry.tiler = tiler
         entry.previousPosition = points.count >= 2 ? points[points.count - 2] : joint
         entry.lastPosition = points.last

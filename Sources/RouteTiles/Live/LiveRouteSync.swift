@@ -102,6 +102,10 @@ public final class LiveRouteSync: Sendable {
     }
 
     private let lock = AsyncLock()
+    /// How far live tracks may grow; appends past it are followed by a trim (`TrackRetention`).
+    public let retention: TrackRetention
+    /// The keys of the routes whose trim is queued or committing, so that appends meanwhile do not ask again.
+    private let trimming = Mutex<Set<String>>([])
     /// Writes waiting for the next group commit.
     private let queue = WriteQueue()
     private let state: Mutex<State>
@@ -112,21 +116,26 @@ public final class LiveRouteSync: Sendable {
     private let prober = Mutex<AsyncStream<Void>.Continuation?>(nil)
 
     /// Loads the store's routes; also returns the rows that make no route.
-    public static func open(store: any RouteStore, options: TilingOptions, tick: Duration = .seconds(2)) async throws
+    public static func open(store: any RouteStore, options: TilingOptions, retention: TrackRetention = TrackRetention(),
+                            tick: Duration = .seconds(2)) async throws
         -> (sync: LiveRouteSync, badRows: [RouteRowProblem])
     {
         let snapshot = try await store.loadAll()
-        return (LiveRouteSync(store: store, snapshot: snapshot, options: options, tick: tick), snapshot.badRows)
+        return (LiveRouteSync(store: store, snapshot: snapshot, options: options, retention: retention, tick: tick),
+                snapshot.badRows)
     }
 
     /// Routes in memory only (`MemoryRouteStore`), numbered as `LiveRouteSet` numbers routes without an id: for
     /// tests, demos and programs that keep their routes elsewhere.
     public static func inMemory(routes: [Route], options: TilingOptions) -> LiveRouteSync {
         let store = MemoryRouteStore(routes: routes)
-        return LiveRouteSync(store: store, snapshot: store.snapshot(), options: options, tick: .seconds(3600))
+        return LiveRouteSync(store: store, snapshot: store.snapshot(), options: options, retention: TrackRetention(),
+                             tick: .seconds(3600))
     }
 
-    private init(store: any RouteStore, snapshot: RouteStoreSnapshot, options: TilingOptions, tick: Duration) {
+    private init(store: any RouteStore, snapshot: RouteStoreSnapshot, options: TilingOptions, retention: TrackRetention,
+                 tick: Duration) {
+        self.retention = retention
         var lastFixes: [String: Double] = [:]
         for stored in snapshot.routes { if let fix = stored.lastFix { lastFixes[stored.key] = fix } }
         routes = LiveRouteSet(routes: snapshot.routes.map(\.route), options: options, lastFixes: lastFixes)
@@ -213,6 +222,25 @@ public final class LiveRouteSync: Sendable {
             offset += count
         }
         if queue.continueLeading() { Task { await self.lead() } }
+        trimGrownTracks(appendedBy: writes)
+    }
+
+    /// Queues a trim of each route that `writes` appended to past its bound (`TrackRetention`), as a write of its
+    /// own: the appends' answers do not wait for it, and it goes through the store like any write.
+    private func trimGrownTracks(appendedBy writes: [RouteWrite]) {
+        var trims: [RouteWrite] = []
+        for case let .append(key, _) in writes {
+            guard let header = routes.routeWithoutPositions(key), let limit = retention.limit(for: header.properties),
+                  let count = routes.pointCount(of: key), TrackRetention.isDue(count: count, limit: limit),
+                  trimming.withLock({ $0.insert(key).inserted }) else { continue }
+            trims.append(.trim(key: key, keep: limit))
+        }
+        guard !trims.isEmpty else { return }
+        Task {
+            // A trim that fails is asked for again by the next append past the bound.
+            _ = try? await self.write(batch: trims)
+            trimming.withLock { keys in for case let .trim(key, _) in trims { keys.remove(key) } }
+        }
     }
 
     /// Commits one round's writes and applies what committed, under the lock that orders applications.

@@ -134,6 +134,16 @@ public final class MemoryRouteStore: RouteStore {
         case let .remove(key):
             guard state.rows.removeValue(forKey: key) != nil else { return .notFound(key: key) }
             return .committed(changes: [change(key, .delete)], written: [])
+        case let .trim(key, keep):
+            guard let stored = state.rows[key]?.stored else { return .notFound(key: key) }
+            guard let route = TrackRetention.trimmed(stored.route, keeping: keep) else {
+                return .committed(changes: [], written: [])
+            }
+            let made = change(key, .update)
+            let written = StoredRoute(key: key, route: route, version: made.sequence, created: stored.created,
+                                      lastFix: stored.lastFix)
+            state.rows[key] = Row(written)
+            return .committed(changes: [made], written: [written])
         case let .append(key, points):
             // Out of the table while it changes, so that its points are extended in place, not copied.
             guard var row = state.rows.removeValue(forKey: key) else { return .notFound(key: key) }

@@ -148,12 +148,15 @@ public enum RouteWrite: Sendable {
     case remove(key: String)
     /// Extends the last part of the line route stored under `key`.
     case append(key: String, points: [Coordinate])
+    /// Keeps only the last `keep` positions of the line route stored under `key` (`TrackRetention.trimmed`), its
+    /// last fix as it was; a route no longer than that is left as it is (no change).
+    case trim(key: String, keep: Int)
 
     /// The key the write names, if it names one (a `put` names its routes' ids).
     public var key: String? {
         switch self {
         case .put: return nil
-        case let .replace(key, _), let .remove(key), let .append(key, _): return key
+        case let .replace(key, _), let .remove(key), let .append(key, _), let .trim(key, _): return key
         }
     }
 }

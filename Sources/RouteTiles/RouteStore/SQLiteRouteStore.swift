@@ -186,16 +186,19 @@ public final class SQLiteRouteStore: RouteStore {
     /// The routes stored under `keys`; absent keys are left out.
     public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
         try await withConnection { db in
-            let s = try db.cached("SELECT \(Self.rowColumns) FROM routes WHERE id = ?")
             var rows: [String: StoredRow] = [:]
-            for key in keys {
-                let tail = try Self.tails(db, of: key)[key] ?? []
-                s.bind(1, key)
-                if try s.step() { rows[key] = Self.row(s, tail: tail) }
-                s.reset()
-            }
+            for key in keys { rows[key] = try Self.read(key, db) }
             return rows
         }
+    }
+
+    /// The route stored under `key` with its tail, if any.
+    private static func read(_ key: String, _ db: SQLiteDatabase) throws -> StoredRow? {
+        let tail = try tails(db, of: key)[key] ?? []
+        let s = try db.cached("SELECT \(rowColumns) FROM routes WHERE id = ?")
+        defer { s.reset() }
+        s.bind(1, key)
+        return try s.step() ? row(s, tail: tail) : nil
     }
 
     /// The changes after `sequence`, at most `limit`, in order.
@@ -349,14 +352,14 @@ public final class SQLiteRouteStore: RouteStore {
             tails.forget(key)
         }
 
-        switch write {
-        case let .put(routes):
+        /// Writes whole routes (a put, or a trim, which keeps the route's last fix).
+        func put(_ routes: [Route], lastFix: Double?) throws -> RouteWriteResult {
             let upsert = try db.cached("""
                 INSERT INTO routes (id, properties, geom, layer, kind, geodesic, version, created_seq, fixed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
                 ON CONFLICT (id) DO UPDATE SET properties = excluded.properties, geom = excluded.geom,
                     layer = excluded.layer, kind = excluded.kind, geodesic = excluded.geodesic, version = excluded.version,
-                    fixed_at = NULL
+                    fixed_at = excluded.fixed_at
                 """)
             var changes: [RouteChange] = []
             var written: [StoredRoute] = []
@@ -373,12 +376,24 @@ public final class SQLiteRouteStore: RouteStore {
                 upsert.bind(6, route.geodesic ? 1 : 0)
                 upsert.bind(7, made.sequence)
                 upsert.bind(8, made.sequence)
+                if let lastFix { upsert.bind(9, lastFix) } else { upsert.bindNull(9) }
                 try upsert.run()
                 changes.append(made)
                 written.append(StoredRoute(key: key, route: route, version: made.sequence,
-                                           created: existing?.created ?? made.sequence))
+                                           created: existing?.created ?? made.sequence, lastFix: lastFix))
             }
             return .committed(changes: changes, written: written)
+        }
+
+        switch write {
+        case let .put(routes):
+            return try put(routes, lastFix: nil)
+        case let .trim(key, keep):
+            guard case let .route(held)? = try Self.read(key, db) else { return .notFound(key: key) }
+            guard let route = TrackRetention.trimmed(held.route, keeping: keep) else {
+                return .committed(changes: [], written: [])
+            }
+            return try put([route], lastFix: held.lastFix)
         case let .replace(key, route):
             var route = route
             route.id = StoredRouteCodec.id(forKey: key)

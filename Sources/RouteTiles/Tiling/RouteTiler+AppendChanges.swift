@@ -5,13 +5,13 @@ extension RouteTiler {
     /// line (`VertexImportance.blockLength` vertices) is simplified again, so only its vertices are compared, and
     /// the answer follows the change, not the length of the route.
     ///
+    /// Returns those tiles, and apart the tiles the new segments are drawn in (by which the route's cover grows).
     /// With `routeLength` or `lineMetrics`, every feature carries a value of the whole route (`length_m`, or the
-    /// clip fractions of it), so every tile of the route changes: then the whole cover is returned.
-    func tilesChanged(byAppendingTo old: RouteTiler) -> Set<TileID> {
-        if options.routeLength || options.lineMetrics { return old.cover().union(cover()) }
+    /// clip fractions of it), so every tile of the route changes: the caller adds the route's cover.
+    func tilesChanged(byAppendingTo old: RouteTiler) -> (changed: Set<TileID>, drawn: Set<TileID>) {
         let line = projected.lineCount - 1
         let oldLast = old.projected.pointCount - 1, newLast = projected.pointCount - 1
-        guard line >= 0, oldLast >= 0, newLast > oldLast else { return [] }
+        guard line >= 0, oldLast >= 0, newLast > oldLast else { return ([], []) }
 
         // The new segments, from the old last vertex on, in every world copy that meets the root tile.
         let root = WebMercator.bounds(of: TileID(z: 0, x: 0, y: 0), extent: options.extent, buffer: options.buffer)
@@ -20,7 +20,8 @@ extension RouteTiler {
             let span = SegmentSpan(line: Int32(line), shift: shift, first: Int32(oldLast), end: Int32(newLast))
             SpanFilter.select([span], meeting: root, in: projected, into: &piece)
         }
-        var changed = cover(of: piece.spans, zooms: options.minZoom...options.maxZoom)
+        let drawn = cover(of: piece.spans, zooms: options.minZoom...options.maxZoom)
+        var changed = drawn
 
         // The vertices of the old last block whose fate at some zoom differs.
         let first = ImportanceColumn.lastBlockStart(old.projected)
@@ -31,7 +32,7 @@ extension RouteTiler {
                 tiles(holding: v, zoom: z, into: &changed)
             }
         }
-        return changed
+        return (changed, drawn)
     }
 
     /// Adds the tiles at `zoom` whose buffered box holds vertex `v`, in each world copy.
