@@ -94,12 +94,13 @@ extension RouteTilesResponder {
         case let .notALine(key):
             return HTTPAnswers.error(.conflict, "route \(key) is a set of points (a maneuver); only lines can be extended")
         case let .applied(change, keys, sequences):
-            var body: [String: Any] = [
-                "ids": keys, "generation": change.generation, "invalidated_tiles": change.invalidated.count,
-                "invalidated_cached_tiles": state.cachedInvalidations(generation: change.generation) ?? 0,
-            ]
-            if let sequences { body["sequence"] = sequences.upperBound }
-            return HTTPAnswers.json(body, status: created ? .created : .ok)
+            var body = JSONObjectWriter()
+            body.integer("generation", change.generation)
+            body.strings("ids", keys)
+            body.integer("invalidated_cached_tiles", state.cachedInvalidations(generation: change.generation) ?? 0)
+            body.integer("invalidated_tiles", change.invalidated.count)
+            if let sequences { body.integer("sequence", sequences.upperBound) }
+            return HTTPAnswers.bytes(body.finished + [0x0a], status: created ? .created : .ok, contentType: "application/json")
         case let .committedNotApplied(keys, sequences, error):
             // Committed, so acknowledged; this server applies it from the feed once the store answers again.
             var body: [String: Any] = ["ids": keys, "applied": false, "error": error]
@@ -130,7 +131,14 @@ extension RouteTilesResponder {
         guard lists.count <= Self.maxBatchRoutes else {
             return HTTPAnswers.error(.contentTooLarge, "the body names \(lists.count) routes; at most \(Self.maxBatchRoutes) a request")
         }
-        var refused: [[String: Any]] = []
+        var refused: [JSONObjectWriter] = []
+        func refuse(_ key: String, _ status: Int, _ error: String) {
+            var entry = JSONObjectWriter()
+            entry.string("id", key)
+            entry.integer("status", status)
+            entry.string("error", error)
+            refused.append(entry)
+        }
         var writes: [RouteWrite] = []
         var counts: [Int] = []
         for (key, points) in lists {
@@ -139,7 +147,7 @@ extension RouteTilesResponder {
                 writes.append(.append(key: key, points: points))
                 counts.append(points.count)
             case let .failure(problem):
-                refused.append(["id": key, "status": 400, "error": problem.message])
+                refuse(key, 400, problem.message)
             }
         }
         let outcomes: [Result<LiveRouteSync.WriteOutcome, any Error>]
@@ -151,37 +159,45 @@ extension RouteTilesResponder {
                                         + "try again (if they were committed after all, the store's feed brings them)",
                                      headers: [.retryAfter: String(state.configuration.retryAfterSeconds)])
         }
-        var applied: [[String: Any]] = []
+        var applied: [JSONObjectWriter] = []
         var change: LiveRouteSet.Change?
         var newest: Int64?
         for ((write, count), outcome) in zip(zip(writes, counts), outcomes) {
             let key = write.key ?? ""
+            var entry = JSONObjectWriter()
+            entry.string("id", key)
+            entry.integer("points", count)
             switch outcome {
             case let .failure(error):
-                refused.append(["id": key, "status": 503, "error": "not committed: \(error)"])
+                refuse(key, 503, "not committed: \(error)")
+                continue
             case let .success(.notFound(key)):
-                refused.append(["id": key, "status": 404, "error": "no route \(key)"])
+                refuse(key, 404, "no route \(key)")
+                continue
             case let .success(.notALine(key)):
-                refused.append(["id": key, "status": 409, "error": "route \(key) is a set of points (a maneuver); only lines can be extended"])
+                refuse(key, 409, "route \(key) is a set of points (a maneuver); only lines can be extended")
+                continue
             case let .success(.applied(made, _, sequences)):
                 change = made
-                var entry: [String: Any] = ["id": key, "points": count]
-                if let sequences { entry["sequence"] = sequences.upperBound; newest = max(newest ?? 0, sequences.upperBound) }
-                applied.append(entry)
+                if let sequences { entry.integer("sequence", sequences.upperBound); newest = max(newest ?? 0, sequences.upperBound) }
             case let .success(.committedNotApplied(_, sequences, error)):
-                var entry: [String: Any] = ["id": key, "points": count, "applied": false, "error": error]
-                if let sequences { entry["sequence"] = sequences.upperBound; newest = max(newest ?? 0, sequences.upperBound) }
-                applied.append(entry)
+                if let sequences { entry.integer("sequence", sequences.upperBound); newest = max(newest ?? 0, sequences.upperBound) }
+                entry.bool("applied", false)
+                entry.string("error", error)
             }
+            applied.append(entry)
         }
-        var answer: [String: Any] = ["applied": applied, "refused": refused]
+        var answer = JSONObjectWriter()
+        answer.array("applied", applied)
+        answer.array("refused", refused)
         if let change {
-            answer["generation"] = change.generation
-            answer["invalidated_tiles"] = change.invalidated.count
-            answer["invalidated_cached_tiles"] = state.cachedInvalidations(generation: change.generation) ?? 0
+            answer.integer("generation", change.generation)
+            answer.integer("invalidated_tiles", change.invalidated.count)
+            answer.integer("invalidated_cached_tiles", state.cachedInvalidations(generation: change.generation) ?? 0)
         }
-        if let newest { answer["sequence"] = newest }
-        return HTTPAnswers.json(answer, status: applied.isEmpty ? .unprocessableContent : .ok)
+        if let newest { answer.integer("sequence", newest) }
+        return HTTPAnswers.bytes(answer.finished + [0x0a], status: applied.isEmpty ? .unprocessableContent : .ok,
+                                 contentType: "application/json")
     }
 
     /// Nil when the request may write; else the refusal.

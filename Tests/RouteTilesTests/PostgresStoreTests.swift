@@ -148,6 +148,38 @@ struct PostgresStoreTests {
         await b.close()
     }
 
+    /// A batch of writes in one transaction: appends to routes read up front need no savepoint, one refused alone
+    /// (no route, a route of points) leaves the others, and an append after another write of the batch to its route
+    /// sees that write.
+    @Test func aBatchRefusesWritesAloneAndKeepsTheirOrder() async throws {
+        let url = try cluster().createDatabase()
+        let store = try await open(url)
+        let line = [Coordinate(longitude: 2.3, latitude: 48.8), Coordinate(longitude: 2.31, latitude: 48.81)]
+        let (sync, _) = try await LiveRouteSync.open(store: store, options: Self.options)
+        _ = try await sync.write(.put([Route(id: .string("line"), parts: [line]), Route(id: .string("other"), parts: [line]),
+                                       Route(id: .string("stops"), parts: [[line[0]]], kind: .point)]))
+        let fix = [Coordinate(longitude: 2.32, latitude: 48.82)]
+        let outcomes = try await sync.write(batch: [
+            .append(key: "stops", points: fix), .append(key: "nowhere", points: fix), .append(key: "line", points: fix),
+            .remove(key: "line"), .append(key: "line", points: fix), .append(key: "other", points: fix),
+        ])
+        let kinds = outcomes.map { outcome -> String in
+            switch outcome {
+            case .success(.notALine): return "notALine"
+            case .success(.notFound): return "notFound"
+            case .success(.applied): return "applied"
+            default: return "\(outcome)"
+            }
+        }
+        #expect(kinds == ["notALine", "notFound", "applied", "applied", "notFound", "applied"])
+        let rows = try await store.rows(["line", "other"])
+        #expect(rows["line"] == nil)
+        guard case let .route(other)? = rows["other"] else { Issue.record("no route"); return }
+        #expect(other.route.parts == [line + fix])
+        #expect(try await mismatches([sync], store: store).isEmpty)
+        await store.close()
+    }
+
     /// INSERT, UPDATE and DELETE made with psql reach both replicas through NOTIFY; rows that make no route are
     /// counted and skipped, and the feed goes on past them.
     @Test func sqlWritersReachEveryReplicaAndBadRowsAreSkipped() async throws {

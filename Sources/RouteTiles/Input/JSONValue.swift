@@ -107,7 +107,7 @@ extension JSONValue {
         }
     }
 
-    private static func appendQuoted(_ string: String, to output: inout [UInt8]) {
+    static func appendQuoted(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {

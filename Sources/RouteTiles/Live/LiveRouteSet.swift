@@ -74,8 +74,17 @@ public final class LiveRouteSet: Sendable {
             cover = nil
         }
 
+        /// The route's point in the position layer, kept as the route changes (`place(options:)`), so that a
+        /// chunk rebuilt for another route's change does not work it out again.
+        var position: LivePosition?
+
+        /// Sets `position` from the route as it is now, when the options name a position layer.
+        mutating func place(options: TilingOptions) {
+            position = options.positionLayer == nil ? nil : currentPosition(options: options)
+        }
+
         /// The route's point in the position layer: line routes only.
-        func position(options: TilingOptions) -> LivePosition? {
+        private func currentPosition(options: TilingOptions) -> LivePosition? {
             guard header.kind == .line, let last = lastPosition,
                   let id = tiler.projected.routeInfos.first?.featureID else { return nil }
             return LivePosition(featureID: id, last: last, previous: previousPosition, time: lastFix, options: options)
@@ -92,9 +101,23 @@ public final class LiveRouteSet: Sendable {
         var chunks: [TilerChunk] = []
         var dirty: Set<Int> = []
         var entries: [String: Entry] = [:]
+        /// What each entry draws (its tiler and its position), kept beside `entries` by `store` and `discard`.
+        var drawn: [String: (tiler: RouteTiler, position: LivePosition?)] = [:]
         var nextNumber: UInt64 = 0
         /// The positions of all the routes.
         var pointCount = 0
+
+        /// Keeps `entry` under `key`, and what it draws.
+        mutating func store(_ entry: Entry, at key: String) {
+            entries[key] = entry
+            drawn[key] = (entry.tiler, entry.position)
+        }
+
+        /// Takes the entry under `key` out, if any.
+        mutating func discard(_ key: String) -> Entry? {
+            drawn[key] = nil
+            return entries.removeValue(forKey: key)
+        }
 
         /// Every key, in feature order.
         var order: [String] { chunkKeys.flatMap { $0 } }
@@ -135,9 +158,16 @@ public final class LiveRouteSet: Sendable {
         /// Builds the chunks that changed, then the set of all chunks.
         mutating func tilerSet(options: TilingOptions) -> RouteTilerSet {
             for c in dirty {
-                let held = chunkKeys[c].compactMap { entries[$0] }
-                let positions = options.positionLayer == nil ? [] : held.compactMap { $0.position(options: options) }
-                chunks[c] = TilerChunk(held.map(\.tiler), positions: positions, options: options)
+                // From `drawn`, not `entries`: reading an entry copies the whole of it, and a chunk holds 256.
+                var tilers: [RouteTiler] = []
+                var positions: [LivePosition] = []
+                tilers.reserveCapacity(chunkKeys[c].count)
+                for key in chunkKeys[c] {
+                    guard let what = drawn[key] else { continue }
+                    tilers.append(what.tiler)
+                    if let position = what.position { positions.append(position) }
+                }
+                chunks[c] = TilerChunk(tilers, positions: positions, options: options)
             }
             dirty = []
             return RouteTilerSet(chunks: chunks, options: options)
@@ -169,6 +199,7 @@ public final class LiveRouteSet: Sendable {
         let tilers = Self.tilers(of: keyed.map(\.route), options: options)
         for ((key, route), tiler) in zip(keyed, tilers) {
             var entry = Entry(route: route, lastFix: lastFixes[key], tiler: tiler)
+            entry.place(options: options)
             if let old = state.entries[key] {
                 entry.chunk = old.chunk
                 state.pointCount -= old.pointCount
@@ -176,7 +207,7 @@ public final class LiveRouteSet: Sendable {
                 entry.chunk = state.place(key, options: options)
             }
             state.pointCount += entry.pointCount
-            state.entries[key] = entry
+            state.store(entry, at: key)
         }
         let snapshot = Self.snapshot(of: &state, options: options, generation: 0)
         self.state = Mutex(state)
@@ -330,6 +361,7 @@ public final class LiveRouteSet: Sendable {
         var route = route
         let key = assignKey(&route, state: &state)
         var entry = Entry(route: route, lastFix: lastFix, options: options)
+        entry.place(options: options)
         if let old = state.entries[key] {
             invalidated.formUnion(old.knownCover)
             entry.chunk = old.chunk
@@ -340,12 +372,12 @@ public final class LiveRouteSet: Sendable {
         }
         invalidated.formUnion(entry.knownCover)
         state.pointCount += entry.pointCount
-        state.entries[key] = entry
+        state.store(entry, at: key)
         return key
     }
 
     private static func remove(_ key: String, from state: inout State, invalidating invalidated: inout Set<TileID>) -> Bool {
-        guard let old = state.entries.removeValue(forKey: key) else { return false }
+        guard let old = state.discard(key) else { return false }
         state.unplace(key, from: old.chunk)
         state.pointCount -= old.pointCount
         invalidated.formUnion(old.knownCover)
@@ -355,8 +387,8 @@ public final class LiveRouteSet: Sendable {
     private static func append(_ points: [Coordinate], time: Double?, to key: String, in state: inout State,
                                invalidating invalidated: inout Set<TileID>, options: TilingOptions) -> Bool {
         // Out of the table while it changes, so that its arrays are extended in place, not copied.
-        guard var entry = state.entries.removeValue(forKey: key) else { return false }
-        defer { state.entries[key] = entry }
+        guard var entry = state.discard(key) else { return false }
+        defer { state.store(entry, at: key) }
         guard !points.isEmpty, let joint = entry.lastPosition,
               let tiler = entry.tiler.appending(points, after: joint) else { return true }
         var cover = entry.cover ?? RouteCover.tiles(of: entry.tiler)
@@ -368,6 +400,7 @@ public final class LiveRouteSet: Sendable {
         entry.previousPosition = points.count >= 2 ? points[points.count - 2] : joint
         entry.lastPosition = points.last
         entry.lastFix = time
+        entry.place(options: options)
         entry.pointCount += points.count
         state.pointCount += points.count
         state.dirty.insert(entry.chunk)

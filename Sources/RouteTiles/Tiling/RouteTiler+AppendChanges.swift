@@ -23,12 +23,14 @@ extension RouteTiler {
         let drawn = cover(of: piece.spans, zooms: options.minZoom...options.maxZoom)
         var changed = drawn
 
-        // The vertices of the old last block whose fate at some zoom differs.
+        // The vertices of the old last block whose fate at some zoom differs: only a vertex whose importance
+        // changed can be kept at one zoom and dropped at another, so the zooms are looked at for those alone.
         let first = ImportanceColumn.lastBlockStart(old.projected)
-        for z in options.minZoom...options.maxZoom {
-            let tolerance = options.squaredTolerance(zoom: z)
-            guard tolerance >= 0 else { continue }
-            for v in first...oldLast where (old.importance[v] > tolerance) != (importance[v] > tolerance) {
+        let tolerances = (options.minZoom...options.maxZoom).map { ($0, options.squaredTolerance(zoom: $0)) }
+        for v in first...oldLast {
+            let before = old.importance[v], after = importance[v]
+            guard before != after else { continue }
+            for (z, tolerance) in tolerances where tolerance >= 0 && (before > tolerance) != (after > tolerance) {
                 tiles(holding: v, zoom: z, into: &changed)
             }
         }
