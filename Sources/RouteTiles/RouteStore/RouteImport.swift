@@ -2,7 +2,7 @@
 /// right after that import. A route whose stored version has moved on since was changed by someone else (the HTTP
 /// API, SQL, another replica), and the next start with the same file leaves it as it is.
 public struct RouteImportRecord: Sendable, Equatable {
-    /// ``RouteContentHash`` of the route as the file held it.
+    /// `RouteContentHash` of the route as the file held it.
     public var contentHash: String
     /// The route's version right after the import (its own if the import wrote it, the stored one if it kept it).
     public var version: Int64
@@ -29,7 +29,7 @@ public struct RouteImportEntry: Sendable {
 
     /// The key of the route.
     public var key: String
-    /// ``RouteContentHash`` of the file's route (unused by `remove`).
+    /// `RouteContentHash` of the file's route (unused by `remove`).
     public var contentHash: String
     /// The version the importer saw stored under `key`, nil when none was stored. A store that holds anything
     /// else now skips the entry: the route changed after the importer looked, and that change is newer.
