@@ -9,6 +9,7 @@
 #      answers the first one 404 or 405: no such endpoint);
 #   3. `PUT /routes/long`, a 100,000-point track, then one fix after the other with curl: 200 to random vehicles and
 #      50 to "long" (200 for sqlite), reading invalidated_tiles of each answer: its median and p99 per kind of track;
+#   with each wrk phase, the bytes written a fix (sqlite: write_bytes; postgres: the cluster's WAL);
 #   4. sqlite: the server's /proc/PID/io write_bytes (bytes it sent to the storage layer) and the growth of
 #      fleet.db + fleet.db-wal over each of those two serial runs, per fix.
 # Prints one summary line per measurement, each starting with fleet=VEHICLES store=STORE.
@@ -98,6 +99,16 @@ trap 'exit 130' INT TERM
 fmt_bytes() { awk -v b="$1" 'BEGIN { if (b < 0 ? -b >= 1e6 : b >= 1e6) printf "%.1f MB", b / 1e6; else printf "%.0f B", b }'; }
 db_bytes() { local t=0 f; for f in "$store_arg" "$store_arg-wal"; do [ -f "$f" ] && t=$((t + $(stat -c %s "$f"))); done; echo $t; }
 write_bytes() { awk '$1 == "write_bytes:" {print $2}' "/proc/$server/io"; }
+wal_lsn() { psql "$store_arg" -X -A -t -q -c "SELECT pg_current_wal_lsn()" 2>/dev/null; }
+# Bytes the store wrote since mark_bytes: the server's write_bytes for SQLite, the cluster's WAL for PostgreSQL.
+mark_bytes() { case $store in sqlite) mark=$(write_bytes) ;; postgres) mark=$(wal_lsn) ;; *) mark="" ;; esac; }
+bytes_since_mark() {
+  case $store in
+    sqlite) echo $(( $(write_bytes) - mark )) ;;
+    postgres) psql "$store_arg" -X -A -t -q -c "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '$mark')::bigint" ;;
+    *) echo "" ;;
+  esac
+}
 stats() { # numbers on stdin → "median M p99 P"
   sort -n | awk '{a[NR] = $1} END { if (!NR) { print "median - p99 -"; exit }
     i = int(0.99 * NR) + 1; if (i > NR) i = NR; printf "median %s p99 %s", a[int((NR + 1) / 2)], a[i] }'
@@ -128,22 +139,28 @@ awk -v ms="$startup" -v tag="$tag" -v n="$((vehicles * points))" -v mb="$(stat -
 # writes where they end after it (for the next phase).
 ends=$ends0
 wrk_phase() { # label, fixes per request (0: one per POST /routes/veh-K/points)
-  local label=$1 b=$2 out="$work/wrk-$1.txt"
+  local label=$1 b=$2 out="$work/wrk-$1.txt" written
+  mark_bytes
   FLEET_VEHICLES=$vehicles FLEET_THREADS=$threads FLEET_BATCH=$b FLEET_TOKEN=$token FLEET_ENDS=$ends \
     FLEET_ENDS_OUT="$work/ends-$label" \
     wrk -t$threads -c"$connections" -d"${duration}s" --timeout 10s --latency -s Benchmarks/scripts/fleet_appends.lua \
     "http://127.0.0.1:$port" >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+  sleep 0.2
+  written=$(bytes_since_mark)
   [ -s "$work/ends-$label" ] && ends=$work/ends-$label
-  awk -v tag="$tag" -v label="$label" -v b="$b" '
+  awk -v tag="$tag" -v label="$label" -v b="$b" -v written="$written" -v store="$store" '
     function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /m$/) return v * 60000
                      if (v ~ /s$/) return v * 1000; return v + 0 }
     $1 == "50%" { p50 = ms($2) } $1 == "99%" { p99 = ms($2) } $1 == "Requests/sec:" { rps = $2 }
-    $1 == "non2xx" { bad = $2 } /Socket errors/ { errors = "; " $0 } /first non-2xx/ { first = "; " $0 }
+    $1 == "non2xx" { bad = $2 } / requests in / { total = $1 } /Socket errors/ { errors = "; " $0 } /first non-2xx/ { first = "; " $0 }
     END { if (rps == "") exit 1
           sub(/^ +/, "", errors)
           if (b > 0) printf "%s batch=%d: %.0f requests/s = %.0f fixes/s", tag, b, rps, rps * b
           else printf "%s appends: %.0f fixes/s", tag, rps
-          printf " p50 %.1f ms p99 %.1f ms non2xx %d%s%s\n", p50, p99, bad, errors, first }' "$out" \
+          printf " p50 %.1f ms p99 %.1f ms non2xx %d%s%s", p50, p99, bad, errors, first
+          if (written != "" && total > 0)
+            printf "; %s %.0f B a fix", (store == "sqlite" ? "write_bytes" : "WAL"), written / (total * (b > 0 ? b : 1))
+          printf "\n" }' "$out" \
     || { echo "cannot read wrk's output:" >&2; cat "$out" >&2; exit 1; }
 }
 wrk_phase appends 0
@@ -208,7 +225,6 @@ serial_run() { # vehicles|long, count → invalidated_tiles per answer in $work/
   sleep 0.2 # a write answered after its commit: let any write-back that follows it reach the counters
   eval "bytes_$kind=\$(( \$(write_bytes) - io0 )) db_$kind=\$(( \$(db_bytes) - db0 )) failed_$kind=$failed"
 }
-wal_lsn() { psql "$store_arg" -X -A -t -q -c "SELECT pg_current_wal_lsn()" 2>/dev/null; }
 wal0=""; [ "$store" = postgres ] && wal0=$(wal_lsn)
 serial_run vehicles $serial
 wal1=""; [ "$store" = postgres ] && wal1=$(wal_lsn)
