@@ -475,8 +475,16 @@ public final class PostgresRouteStore: RouteStore {
         try await connection.query(PostgresQuery(unsafeSQL: """
             SELECT set_config('routetiles.fold', 'off', true)::text, pg_notify(\(PostgresRouteSchema.literal(PostgresRouteSchema.channel)), \(PostgresRouteSchema.literal(schema.payload)))::text
             """), logger: logger)
-        // When to fold: the counts of routes not seen before, learnt in one query.
-        let unknown = Array(Set(group.map(\.key)).filter { key in tails.withLock { $0.counts(of: key) == nil } })
+        try await noteAppended(group.map { ($0.key, $0.points.count) }, on: connection, due: &due)
+        return changes
+    }
+
+    /// Counts positions appended (already written in this transaction) in the fold ledger, and adds the routes due
+    /// for a fold to `due`. The counts of a route not seen before are learnt from the store first, for all such
+    /// routes in one query.
+    private func noteAppended(_ appended: [(key: String, count: Int)], on connection: PostgresConnection,
+                              due: inout [String]) async throws {
+        let unknown = Array(Set(appended.map(\.key)).filter { key in tails.withLock { $0.counts(of: key) == nil } })
         if !unknown.isEmpty {
             var sizes = PostgresQuery(unsafeSQL: """
                 SELECT r.id, ST_NPoints(r.geom)::int8,
@@ -485,12 +493,12 @@ public final class PostgresRouteStore: RouteStore {
                 """)
             sizes.binds.append(unknown)
             for try await (key, line, tail) in try await connection.query(sizes, logger: logger).decode((String, Int64, Int64).self) {
-                let added = group.filter { $0.key == key }.reduce(0) { $0 + $1.points.count }
+                // The tail read includes what this transaction appended, which is counted below.
+                let added = appended.filter { $0.key == key }.reduce(0) { $0 + $1.count }
                 tails.withLock { $0.learn(key, AppendedTails.Counts(line: Int(line), tail: Int(tail) - added)) }
             }
         }
-        for entry in group where tails.withLock({ $0.append(entry.points.count, to: entry.key) }) { due.append(entry.key) }
-        return changes
+        for (key, count) in appended where tails.withLock({ $0.append(count, to: key) }) { due.append(key) }
     }
 
     /// Whether a row of `kind` and geometry `type` (read only when the kind is NULL) is a line an append extends.
@@ -525,19 +533,7 @@ public final class PostgresRouteStore: RouteStore {
         mark.binds.append(key)
         mark.binds.append(time)
         try await connection.query(mark, logger: logger)
-        if tails.withLock({ $0.counts(of: key) == nil }) {
-            // Learnt once per route and process.
-            var sizes = PostgresQuery(unsafeSQL: """
-                SELECT ST_NPoints(geom)::int8,
-                    (SELECT COALESCE(SUM(array_length(points, 1)), 0) / 2 FROM \(schema.tails) WHERE route_id = $1)::int8
-                FROM \(schema.routes) WHERE id = $1
-                """)
-            sizes.binds.append(key)
-            for try await (line, tail) in try await connection.query(sizes, logger: logger).decode((Int64, Int64).self) {
-                tails.withLock { $0.learn(key, AppendedTails.Counts(line: Int(line), tail: Int(tail) - points.count)) }
-            }
-        }
-        if tails.withLock({ $0.append(points.count, to: key) }) { due.append(key) }
+        try await noteAppended([(key, points.count)], on: connection, due: &due)
         return .committed(changes: [RouteChange(sequence: sequence, key: key, operation: .append,
                                                 baseVersion: base, points: points, time: time)], written: [])
     }
