@@ -1,5 +1,7 @@
 """Headless Chromium for the viewer checks: Debian's chromium and chromium-driver, driven by selenium, rendering
 WebGL in software (SwiftShader), since the test machines have no GPU."""
+import time
+
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
@@ -12,3 +14,21 @@ def start(width=1280, height=800):
         options.add_argument(flag)
     options.binary_location = "/usr/bin/chromium"
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def wait_until_idle(driver, seconds=90):
+    """Waits (at most `seconds`) until MapLibre says every tile is loaded and the map is idle, then half a second
+    more for the last frame; returns whether it got there."""
+    deadline = time.time() + seconds
+    ready = False
+    while not ready and time.time() < deadline:
+        ready = driver.execute_script("""
+            const m = window.map;
+            // Until MapLibre has loaded, window.map is the page's <div id="map"> (named access on window).
+            if (!m || typeof m.isStyleLoaded !== 'function' || !m.isStyleLoaded()) return false;
+            return m.loaded() && m.areTilesLoaded() && !m.isMoving();
+        """)
+        if not ready:
+            time.sleep(0.25)
+    time.sleep(0.5)
+    return ready

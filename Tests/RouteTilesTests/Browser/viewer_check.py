@@ -6,7 +6,6 @@ metrics, no failed tile request: MapLibre fetches tiles in a web worker, out of 
 """
 import json
 import sys
-import time
 
 from PIL import Image
 
@@ -17,20 +16,7 @@ driver = chromium.start(1000, 700)
 try:
     driver.set_page_load_timeout(60)
     driver.get(url)
-    # Wait (bounded) until MapLibre says every tile is loaded and the map is idle.
-    deadline = time.time() + 90
-    state = {}
-    while time.time() < deadline:
-        state = driver.execute_script("""
-            const m = window.map;
-            // Until MapLibre has loaded, window.map is the page's <div id="map"> (named access on window).
-            if (!m || typeof m.isStyleLoaded !== 'function' || !m.isStyleLoaded()) return {ready: false};
-            return {ready: m.loaded() && m.areTilesLoaded() && !m.isMoving(), zoom: m.getZoom()};
-        """)
-        if state.get("ready"):
-            break
-        time.sleep(0.25)
-    time.sleep(0.5)
+    chromium.wait_until_idle(driver)
     result = driver.execute_script("""
         const m = window.map;
         const lines = m.queryRenderedFeatures({layers: ['routes-line']});

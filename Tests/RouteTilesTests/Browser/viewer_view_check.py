@@ -6,7 +6,6 @@ gives them) and how many route features are drawn, once the map is idle; the cal
 """
 import json
 import sys
-import time
 
 import chromium
 
@@ -15,18 +14,7 @@ driver = chromium.start(1000, 700)
 try:
     driver.set_page_load_timeout(60)
     driver.get(url)
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        ready = driver.execute_script("""
-            const m = window.map;
-            // Until MapLibre has loaded, window.map is the page's <div id="map"> (named access on window).
-            if (!m || typeof m.isStyleLoaded !== 'function' || !m.isStyleLoaded()) return false;
-            return m.loaded() && m.areTilesLoaded() && !m.isMoving();
-        """)
-        if ready:
-            break
-        time.sleep(0.25)
-    time.sleep(0.5)
+    chromium.wait_until_idle(driver)
     result = driver.execute_script("""
         const m = window.map;
         const c = m.getCenter();
