@@ -10,6 +10,8 @@
 #   3. `PUT /routes/long`, a 100,000-point track, then one fix after the other with curl: 200 to random vehicles and
 #      50 to "long" (200 for sqlite), reading invalidated_tiles of each answer: its median and p99 per kind of track;
 #   with each wrk phase, the bytes written a fix (sqlite: write_bytes; postgres: the cluster's WAL);
+#   with postgres, a second replica (`serve --store URL`, port+1) and replica_propagation.py beside each wrk phase:
+#      the time from a probe's 2xx on the writer to the replica's /events naming its sequence, p50 and p99;
 #   4. sqlite: the server's /proc/PID/io write_bytes (bytes it sent to the storage layer) and the growth of
 #      fleet.db + fleet.db-wal over each of those two serial runs, per fix.
 # Prints one summary line per measurement, each starting with fleet=VEHICLES store=STORE.
@@ -138,13 +140,31 @@ awk -v ms="$startup" -v tag="$tag" -v n="$((vehicles * points))" -v mb="$(stat -
 # wrk phases: FLEET_ENDS is where each track ends when wrk starts, FLEET_ENDS_OUT where fleet_appends.lua's done()
 # writes where they end after it (for the next phase).
 ends=$ends0
+# postgres: a second replica over the same store, on port+1, and replica_propagation.py beside each wrk phase.
+replica=""
+stop_replica() { if [ -n "$replica" ]; then kill "$replica" 2>/dev/null || true; wait "$replica" 2>/dev/null || true; replica=""; fi; }
+if [ "$store" = postgres ]; then
+  "$bin" serve --store "$store_arg" --port $((port + 1)) --log-level warning --maxzoom 14 2>"$work/replica.log" &
+  replica=$!
+  trap 'stop_server; stop_replica' EXIT
+  wait_health $((port + 1)) || { echo "the replica did not start:" >&2; tail -20 "$work/replica.log" >&2; exit 1; }
+fi
 wrk_phase() { # label, fixes per request (0: one per POST /routes/veh-K/points)
-  local label=$1 b=$2 out="$work/wrk-$1.txt" written
+  local label=$1 b=$2 out="$work/wrk-$1.txt" written probe=""
   mark_bytes
+  if [ -n "$replica" ]; then
+    python3 Benchmarks/scripts/replica_propagation.py "http://127.0.0.1:$port" "http://127.0.0.1:$((port + 1))" $token \
+      --seconds "$((duration > 3 ? duration - 2 : 1))" >"$work/propagation-$label.txt" 2>&1 &
+    probe=$!
+  fi
   FLEET_VEHICLES=$vehicles FLEET_THREADS=$threads FLEET_BATCH=$b FLEET_TOKEN=$token FLEET_ENDS=$ends \
     FLEET_ENDS_OUT="$work/ends-$label" \
     wrk -t$threads -c"$connections" -d"${duration}s" --timeout 10s --latency -s Benchmarks/scripts/fleet_appends.lua \
     "http://127.0.0.1:$port" >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
+  if [ -n "$probe" ]; then
+    wait "$probe" || true
+    echo "$tag $label: $(tail -1 "$work/propagation-$label.txt")"
+  fi
   sleep 0.2
   written=$(bytes_since_mark)
   [ -s "$work/ends-$label" ] && ends=$work/ends-$label

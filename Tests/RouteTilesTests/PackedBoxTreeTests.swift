@@ -45,6 +45,31 @@ import Testing
         #expect(tree.bounds == union)
     }
 
+    /// A refitted tree (some boxes moved, grown or shrunk, rounds after rounds, as live tracks do) answers every
+    /// query like a scan of the boxes as they are now, and its bounds are their union.
+    @Test(arguments: [1, 16, 17, 256, 1000])
+    func refittingEqualsAScan(count: Int) {
+        var rng = SeededGenerator(seed: UInt64(count) &+ 77)
+        var boxes = (0..<count).map { _ in Self.randomBox(using: &rng) }
+        var tree = PackedBoxTree(boxes)
+        for round in 0..<8 {
+            // A few boxes change, some of them twice in the same round, in no particular order.
+            let changed = (0..<Int.random(in: 1...max(1, count / 4), using: &rng)).map { _ in Int.random(in: 0..<count, using: &rng) }
+            for i in changed {
+                var grown = boxes[i]
+                grown.formUnion(Self.randomBox(using: &rng))
+                boxes[i] = round % 3 == 0 ? Self.randomBox(using: &rng) : grown
+            }
+            tree = tree.refitting(changed) { boxes[$0] }
+            for query in (0..<60).map({ _ in Self.randomBox(using: &rng) }) + boxes.prefix(10) {
+                #expect(tree.search(query) == Self.scan(boxes, query), "\(count) boxes, round \(round), query \(query)")
+            }
+            var union = MapRect.empty
+            for box in boxes { union.formUnion(box) }
+            #expect(tree.bounds == union, "\(count) boxes, round \(round)")
+        }
+    }
+
     /// An empty tree finds nothing, and has empty bounds.
     @Test func anEmptyTreeFindsNothing() {
         let tree = PackedBoxTree([])

@@ -8,9 +8,12 @@ struct LivePosition: Sendable {
     let featureID: UInt64
     /// The last position, projected (x unwrapped as the route's line is: it may lie beyond the world's edge).
     let point: MapPoint
-    /// `bearing` (degrees clockwise from north, to 0.1, from the position before) when the route has moved, and
-    /// `fix_time` (Unix seconds, to the millisecond) when the store recorded when the position arrived.
-    let properties: [Property]
+    /// The `bearing` property (degrees clockwise from north, to 0.1, from the position before) when the route has
+    /// moved, and `fix_time` (Unix seconds, to the millisecond) when the store recorded when the position arrived.
+    /// Plain numbers, not a `[Property]`: a chunk's positions are copied whenever one of them changes, and an array
+    /// of plain values copies without touching a reference count.
+    let bearing: Double?
+    let fixTime: Double?
 
     /// The position of a route whose last part ends with `previous` then `last`; `time` is when `last` arrived.
     init(featureID: UInt64, last: Coordinate, previous: Coordinate?, time: Double?, options: TilingOptions) {
@@ -24,21 +27,21 @@ struct LivePosition: Sendable {
             if before.x - projected.x > half { projected.x += WebMercator.worldSize }
         }
         point = projected
-        var properties: [Property] = []
         if let previous, previous != last {
-            properties.append(Property("bearing", .double((Bearing.initial(previous, last) * 10).rounded() / 10)))
+            bearing = (Bearing.initial(previous, last) * 10).rounded() / 10
+        } else {
+            bearing = nil
         }
-        if let time, time.isFinite { properties.append(Property("fix_time", .double((time * 1000).rounded() / 1000))) }
-        self.properties = properties
+        if let time, time.isFinite { fixTime = (time * 1000).rounded() / 1000 } else { fixTime = nil }
     }
 
     /// The keys and types of the position layer's fields, for the tileset's metadata.
     static let fields = ["bearing": "Number", "fix_time": "Number"]
 
     /// Adds the point to `layer` when it lies in tile `id`'s buffered box `box` (in any world copy); true when it
-    /// was added.
+    /// was added. `scratch` and `properties` are reused from one position to the next.
     func add(to layer: inout VectorLayerBuilder, tile id: TileID, box: MapRect, extent: Int,
-             scratch: inout TileGeometry) -> Bool {
+             scratch: inout TileGeometry, properties: inout [Property]) -> Bool {
         let size = WebMercator.tileSize(zoom: id.z)
         for shift in [0.0, -1, 1] {
             let x = point.x + shift * WebMercator.worldSize
@@ -47,6 +50,9 @@ struct LivePosition: Sendable {
             let ty = ((point.y - Double(id.y) * size) / size * Double(extent)).rounded()
             scratch.removeAll()
             scratch.appendPart(CollectionOfOne(TilePoint(x: Int32(tx), y: Int32(ty))))
+            properties.removeAll(keepingCapacity: true)
+            if let bearing { properties.append(Property("bearing", .double(bearing))) }
+            if let fixTime { properties.append(Property("fix_time", .double(fixTime))) }
             return layer.appendFeature(id: featureID, geometry: scratch, properties: properties)
         }
         return false

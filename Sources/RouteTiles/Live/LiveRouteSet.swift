@@ -52,8 +52,9 @@ public final class LiveRouteSet: Sendable {
         var lastFix: Double?
         var pointCount: Int
         var tiler: RouteTiler
-        /// The index of the chunk (`State.chunkKeys`) that holds the route.
+        /// The index of the chunk (`State.chunkKeys`) that holds the route, and its index in that chunk.
         var chunk = 0
+        var slot = 0
         /// Nil until first needed, or until `fillCovers` reaches it: a set loaded at start-up answers tiles at once
         /// and finds its covers (a cut of every tile of every route) afterwards.
         var cover: Set<TileID>?
@@ -97,79 +98,94 @@ public final class LiveRouteSet: Sendable {
     private struct State: Sendable {
         /// The keys of the routes in feature order, in chunks of at most `TilerChunk.capacity`.
         var chunkKeys: [[String]] = []
-        /// The built chunk of each `chunkKeys` entry; those in `dirty` are stale until the next snapshot.
+        /// Beside each key of `chunkKeys`, what its route draws: its tiler, and its point in the position layer.
+        var chunkTilers: [[RouteTiler]] = []
+        var chunkPositions: [[LivePosition?]] = []
+        /// The built chunk of each `chunkKeys` entry; those in `rebuilt` or `moved` are stale until the next snapshot.
         var chunks: [TilerChunk] = []
-        var dirty: Set<Int> = []
+        /// Chunks whose routes came, went or were replaced: built anew for the next snapshot.
+        var rebuilt: Set<Int> = []
+        /// Chunks where appends alone changed routes, with those routes' slots: their layers stay, their tree is
+        /// refitted (`TilerChunk.init(_:positions:refitting:slots:)`).
+        var moved: [Int: [Int]] = [:]
         var entries: [String: Entry] = [:]
-        /// What each entry draws (its tiler and its position), kept beside `entries` by `store` and `discard`.
-        var drawn: [String: (tiler: RouteTiler, position: LivePosition?)] = [:]
         var nextNumber: UInt64 = 0
         /// The positions of all the routes.
         var pointCount = 0
 
-        /// Keeps `entry` under `key`, and what it draws.
+        /// Keeps `entry` under `key`, and what it draws in its chunk's slot.
         mutating func store(_ entry: Entry, at key: String) {
             entries[key] = entry
-            drawn[key] = (entry.tiler, entry.position)
+            chunkTilers[entry.chunk][entry.slot] = entry.tiler
+            chunkPositions[entry.chunk][entry.slot] = entry.position
         }
 
-        /// Takes the entry under `key` out, if any.
-        mutating func discard(_ key: String) -> Entry? {
-            drawn[key] = nil
-            return entries.removeValue(forKey: key)
-        }
+        /// Takes the entry under `key` out of the table, if any (its slot still draws it until `store` or
+        /// `unplace`).
+        mutating func discard(_ key: String) -> Entry? { entries.removeValue(forKey: key) }
 
         /// Every key, in feature order.
         var order: [String] { chunkKeys.flatMap { $0 } }
 
-        /// Puts a new key at the end of the feature order; returns its chunk.
-        mutating func place(_ key: String, options: TilingOptions) -> Int {
+        /// Puts `entry` at the end of the feature order, setting its chunk and slot.
+        mutating func place(_ entry: inout Entry, key: String, options: TilingOptions) {
             if chunkKeys.isEmpty || chunkKeys[chunkKeys.count - 1].count >= TilerChunk.capacity {
                 chunkKeys.append([])
+                chunkTilers.append([])
+                chunkPositions.append([])
                 chunks.append(TilerChunk([], options: options))
             }
             let chunk = chunkKeys.count - 1
+            entry.chunk = chunk
+            entry.slot = chunkKeys[chunk].count
             chunkKeys[chunk].append(key)
-            dirty.insert(chunk)
-            return chunk
+            chunkTilers[chunk].append(entry.tiler)
+            chunkPositions[chunk].append(entry.position)
+            rebuilt.insert(chunk)
         }
 
-        /// Takes a key out of the feature order. Chunks emptied by removals are packed again once they are most
-        /// of the chunks (a pass over every key, rare enough to cost a constant per removal).
-        mutating func unplace(_ key: String, from chunk: Int) {
-            chunkKeys[chunk].removeAll { $0 == key }
-            dirty.insert(chunk)
+        /// Takes the route in `chunk`'s `slot` out of the feature order. Chunks emptied by removals are packed
+        /// again once they are most of the chunks (a pass over every key, rare enough to cost a constant per
+        /// removal).
+        mutating func unplace(chunk: Int, slot: Int) {
+            chunkKeys[chunk].remove(at: slot)
+            chunkTilers[chunk].remove(at: slot)
+            chunkPositions[chunk].remove(at: slot)
+            for key in chunkKeys[chunk][slot...] { entries[key]?.slot -= 1 }
+            rebuilt.insert(chunk)
             if chunkKeys.count > 8 && entries.count < chunkKeys.count * TilerChunk.capacity / 4 { repack() }
         }
 
         /// Chunks full again, in the same feature order.
         mutating func repack() {
             let keys = order
-            chunkKeys = stride(from: 0, to: keys.count, by: TilerChunk.capacity).map {
-                Array(keys[$0..<min($0 + TilerChunk.capacity, keys.count)])
-            }
+            let tilers = chunkTilers.flatMap { $0 }, positions = chunkPositions.flatMap { $0 }
+            let starts = stride(from: 0, to: keys.count, by: TilerChunk.capacity)
+            let size = TilerChunk.capacity
+            chunkKeys = starts.map { Array(keys[$0..<min($0 + size, keys.count)]) }
+            chunkTilers = starts.map { Array(tilers[$0..<min($0 + size, tilers.count)]) }
+            chunkPositions = starts.map { Array(positions[$0..<min($0 + size, positions.count)]) }
             for (c, chunk) in chunkKeys.enumerated() {
-                for key in chunk { entries[key]?.chunk = c }
+                for (slot, key) in chunk.enumerated() {
+                    entries[key]?.chunk = c
+                    entries[key]?.slot = slot
+                }
             }
             chunks = chunks.prefix(chunkKeys.count).map { $0 }
-            dirty = Set(chunkKeys.indices)
+            rebuilt = Set(chunkKeys.indices)
+            moved = [:]
         }
 
         /// Builds the chunks that changed, then the set of all chunks.
         mutating func tilerSet(options: TilingOptions) -> RouteTilerSet {
-            for c in dirty {
-                // From `drawn`, not `entries`: reading an entry copies the whole of it, and a chunk holds 256.
-                var tilers: [RouteTiler] = []
-                var positions: [LivePosition] = []
-                tilers.reserveCapacity(chunkKeys[c].count)
-                for key in chunkKeys[c] {
-                    guard let what = drawn[key] else { continue }
-                    tilers.append(what.tiler)
-                    if let position = what.position { positions.append(position) }
-                }
-                chunks[c] = TilerChunk(tilers, positions: positions, options: options)
+            for c in rebuilt {
+                chunks[c] = TilerChunk(chunkTilers[c], positions: chunkPositions[c], options: options)
             }
-            dirty = []
+            for (c, slots) in moved where !rebuilt.contains(c) {
+                chunks[c] = TilerChunk(chunkTilers[c], positions: chunkPositions[c], refitting: chunks[c], slots: slots)
+            }
+            rebuilt = []
+            moved = [:]
             return RouteTilerSet(chunks: chunks, options: options)
         }
     }
@@ -201,10 +217,10 @@ public final class LiveRouteSet: Sendable {
             var entry = Entry(route: route, lastFix: lastFixes[key], tiler: tiler)
             entry.place(options: options)
             if let old = state.entries[key] {
-                entry.chunk = old.chunk
+                (entry.chunk, entry.slot) = (old.chunk, old.slot)
                 state.pointCount -= old.pointCount
             } else {
-                entry.chunk = state.place(key, options: options)
+                state.place(&entry, key: key, options: options)
             }
             state.pointCount += entry.pointCount
             state.store(entry, at: key)
@@ -364,11 +380,11 @@ public final class LiveRouteSet: Sendable {
         entry.place(options: options)
         if let old = state.entries[key] {
             invalidated.formUnion(old.knownCover)
-            entry.chunk = old.chunk
+            (entry.chunk, entry.slot) = (old.chunk, old.slot)
             state.pointCount -= old.pointCount
-            state.dirty.insert(old.chunk)
+            state.rebuilt.insert(old.chunk)
         } else {
-            entry.chunk = state.place(key, options: options)
+            state.place(&entry, key: key, options: options)
         }
         invalidated.formUnion(entry.knownCover)
         state.pointCount += entry.pointCount
@@ -378,7 +394,7 @@ public final class LiveRouteSet: Sendable {
 
     private static func remove(_ key: String, from state: inout State, invalidating invalidated: inout Set<TileID>) -> Bool {
         guard let old = state.discard(key) else { return false }
-        state.unplace(key, from: old.chunk)
+        state.unplace(chunk: old.chunk, slot: old.slot)
         state.pointCount -= old.pointCount
         invalidated.formUnion(old.knownCover)
         return true
@@ -391,11 +407,10 @@ public final class LiveRouteSet: Sendable {
         defer { state.store(entry, at: key) }
         guard !points.isEmpty, let joint = entry.lastPosition,
               let tiler = entry.tiler.appending(points, after: joint) else { return true }
-        var cover = entry.cover ?? RouteCover.tiles(of: entry.tiler)
         let (changed, added) = tiler.tilesChanged(byAppendingTo: entry.tiler)
         invalidated.formUnion(changed)
         // A value of the whole route in every feature (`length_m`, line metrics) changes every tile of it.
-        if options.routeLength || options.lineMetrics { invalidated.formUnion(cover) }
+        if options.routeLength || options.lineMetrics { invalidated.formUnion(entry.knownCover) }
         entry.tiler = tiler
         entry.previousPosition = points.count >= 2 ? points[points.count - 2] : joint
         entry.lastPosition = points.last
@@ -403,9 +418,10 @@ public final class LiveRouteSet: Sendable {
         entry.place(options: options)
         entry.pointCount += points.count
         state.pointCount += points.count
-        state.dirty.insert(entry.chunk)
-        cover.formUnion(added)
-        entry.cover = cover
+        state.moved[entry.chunk, default: []].append(entry.slot)
+        // A cover not found yet stays so: when it is found, from the extended tiler, it holds the new tiles too. An
+        // append then costs its new segments, not a cut of the whole route at every zoom.
+        entry.cover?.formUnion(added)
         return true
     }
 

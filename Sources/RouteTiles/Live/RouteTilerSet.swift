@@ -82,9 +82,11 @@ struct RouteTilerSet: Sendable {
             let slot = layerNames.firstIndex(of: name) ?? layers.count
             if slot == layers.count { layers.append(VectorLayerBuilder(name: name, extent: UInt32(options.extent))) }
             var scratch = TileGeometry(kind: .point)
+            var properties: [Property] = []
             for c in tree.search(box) {
-                for position in chunks[c].positions
-                where position.add(to: &layers[slot], tile: id, box: box, extent: options.extent, scratch: &scratch) {
+                for case let position? in chunks[c].positions
+                where position.add(to: &layers[slot], tile: id, box: box, extent: options.extent, scratch: &scratch,
+                                   properties: &properties) {
                     added += 1
                 }
             }
@@ -106,27 +108,44 @@ final class TilerChunk: Sendable {
     static let capacity = 256
 
     let tilers: [RouteTiler]
-    /// The current positions of the chunk's line routes, when the options name a position layer.
-    let positions: [LivePosition]
+    /// Beside each tiler, its route's current position, when the options name a position layer and the route is a
+    /// line.
+    let positions: [LivePosition?]
     private let tree: PackedBoxTree
     /// The chunk's layers in order of first appearance, the options' layer first.
     let layerNames: [String]
     /// Per tiler, the index in `layerNames` of each of its own layers.
     let layerMaps: [[Int]]
 
-    init(_ tilers: [RouteTiler], positions: [LivePosition] = [], options: TilingOptions) {
-        self.tilers = tilers
-        self.positions = positions
-        tree = PackedBoxTree(tilers.map(\.extent))
+    /// The chunk of `tilers`, with `positions` beside them (or none).
+    convenience init(_ tilers: [RouteTiler], positions: [LivePosition?] = [], options: TilingOptions) {
         var names = [options.layerName]
-        layerMaps = tilers.map { tiler in
+        let maps = tilers.map { tiler in
             tiler.layerNames.map { name in
                 if let known = names.firstIndex(of: name) { return known }
                 names.append(name)
                 return names.count - 1
             }
         }
-        layerNames = names
+        self.init(tilers, positions: positions, tree: PackedBoxTree(tilers.map(\.extent)), layerNames: names, layerMaps: maps)
+    }
+
+    /// The chunk of `tilers` in place of `old`, where only the tilers in `slots` changed, each extended by an append
+    /// (`RouteTiler.appending`), so naming the same layers: `old`'s layer maps are shared, and its tree keeps its
+    /// shape with the boxes of those slots and their ancestors grown. A live append then costs the depth of the tree,
+    /// not the chunk's size.
+    convenience init(_ tilers: [RouteTiler], positions: [LivePosition?], refitting old: TilerChunk, slots: [Int]) {
+        let tree = old.tree.refitting(slots) { tilers[$0].extent }
+        self.init(tilers, positions: positions, tree: tree, layerNames: old.layerNames, layerMaps: old.layerMaps)
+    }
+
+    private init(_ tilers: [RouteTiler], positions: [LivePosition?], tree: PackedBoxTree, layerNames: [String],
+                 layerMaps: [[Int]]) {
+        self.tilers = tilers
+        self.positions = positions
+        self.tree = tree
+        self.layerNames = layerNames
+        self.layerMaps = layerMaps
     }
 
     /// The union of the tilers' extents.

@@ -7,7 +7,7 @@ struct PackedBoxTree: Sendable {
     static let nodeSize = 16
 
     /// Node boxes, leaves first (in Hilbert order), then each level above; the root is last.
-    private let boxes: [MapRect]
+    private var boxes: [MapRect]
     /// For a leaf slot, the index of its box in the input; for an inner node, the slot of its first child.
     private let pointers: [Int32]
     /// Where each level starts in `boxes`, leaves at 0, plus the total count at the end.
@@ -46,6 +46,41 @@ struct PackedBoxTree: Sendable {
         self.boxes = boxes
         self.pointers = pointers
         self.levelStarts = levelStarts
+    }
+
+    /// The same tree with the boxes of the inputs `changed` set to `box(input)`, and their ancestors' boxes made
+    /// again from their children: the shape (the Hilbert order of the boxes when built) stays. For boxes that move a
+    /// little (a live track growing), searches stay as fast; after large moves, build a new tree.
+    func refitting(_ changed: [Int], box: (Int) -> MapRect) -> PackedBoxTree {
+        guard !changed.isEmpty, !boxes.isEmpty else { return self }
+        var copy = self
+        let leaves = levelStarts[1]
+        var touched: [Int] = []
+        touched.reserveCapacity(changed.count)
+        for input in changed {
+            // The leaf that holds this input: a scan of the leaves, fewer than a chunk's worth of comparisons.
+            guard let slot = copy.pointers[0..<leaves].firstIndex(of: Int32(input)) else { continue }
+            copy.boxes[slot] = box(input)
+            touched.append(slot)
+        }
+        // Level by level, each parent of a touched node again from its children.
+        for level in 0..<(levelStarts.count - 2) {
+            let start = levelStarts[level], parentStart = levelStarts[level + 1]
+            var parents: [Int] = []
+            touched.sort()
+            for slot in touched {
+                let parent = parentStart + (slot - start) / Self.nodeSize
+                if parents.last != parent { parents.append(parent) }
+            }
+            for parent in parents {
+                let first = Int(copy.pointers[parent]), stop = min(first + Self.nodeSize, parentStart)
+                var union = MapRect.empty
+                for child in first..<stop { union.formUnion(copy.boxes[child]) }
+                copy.boxes[parent] = union
+            }
+            touched = parents
+        }
+        return copy
     }
 
     /// The union of all boxes (empty when there are none).

@@ -11,12 +11,16 @@ extension RouteTiler {
         let deepest = min(options.maxZoom, wanted.upperBound)
         var out = Set<TileID>()
         guard !spans.isEmpty, wanted.lowerBound <= deepest else { return out }
-        var cutter = makeCutter()
+        // Whether a tile has a feature depends on its geometry alone: the cutter writes no properties here, and one
+        // layer takes the features of many tiles, made anew only now and then to bound its size.
+        var cutter = TileCutter(set: projected, importance: importance, options: options,
+                                featureProperties: featureProperties.map { _ in [] }, layerSlots: layerSlots)
+        var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
         var stack = [SubtreeTask(tile: TileID(z: 0, x: 0, y: 0), spans: spans)]
         while let task = stack.popLast() {
             let tile = task.tile
             if tile.z >= options.minZoom && wanted.contains(tile.z) {
-                var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
+                if layer.featureCount >= 256 { layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent)) }
                 if cutter.cut(tile, spans: task.spans, into: &layer) > 0 { out.insert(tile) }
             }
             guard tile.z < deepest else { continue }
