@@ -11,7 +11,7 @@
 #      50 to "long" (200 for sqlite), reading invalidated_tiles of each answer: its median and p99 per kind of track;
 #   with each wrk phase, the bytes written a fix (sqlite: write_bytes; postgres: the cluster's WAL);
 #   with postgres, a second replica (`serve --store URL`, port+1) and replica_propagation.py beside each wrk phase:
-#      the time from a probe's 2xx on the writer to the replica's /events naming its sequence, p50 and p99;
+#      for each change event of the writer, the time until the replica's /events reaches its sequence, p50 and p99;
 #   4. sqlite: the server's /proc/PID/io write_bytes (bytes it sent to the storage layer) and the growth of
 #      fleet.db + fleet.db-wal over each of those two serial runs, per fix.
 # Prints one summary line per measurement, each starting with fleet=VEHICLES store=STORE.
@@ -153,7 +153,7 @@ wrk_phase() { # label, fixes per request (0: one per POST /routes/veh-K/points)
   local label=$1 b=$2 out="$work/wrk-$1.txt" written probe=""
   mark_bytes
   if [ -n "$replica" ]; then
-    python3 Benchmarks/scripts/replica_propagation.py "http://127.0.0.1:$port" "http://127.0.0.1:$((port + 1))" $token \
+    python3 Benchmarks/scripts/replica_propagation.py "http://127.0.0.1:$port" "http://127.0.0.1:$((port + 1))" \
       --seconds "$((duration > 3 ? duration - 2 : 1))" >"$work/propagation-$label.txt" 2>&1 &
     probe=$!
   fi

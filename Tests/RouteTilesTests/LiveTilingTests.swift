@@ -330,6 +330,38 @@ import Testing
     }
 }
 
+/// The tiles an append's new segments are drawn in, found from their box where it lies inside one tile
+/// (`RouteTiler.tilesDrawn(by:)`), are exactly those a cut of them at every zoom finds: for short and long steps,
+/// near tile edges (steps on a grid of tile corners) and across the antimeridian.
+@Suite struct AppendedSegmentCoverTests {
+    @Test(arguments: [1, 2, 3, 4, 5, 6])
+    func drawnTilesEqualACut(seed: Int) throws {
+        var rng = SeededGenerator(seed: UInt64(seed) &* 7919)
+        var options = Sample.options(maxZoom: 14)
+        options.routeLength = false
+        // Around Paris, around a z10 tile corner (2.8125°E, 48.92°N is near one), and across the antimeridian.
+        let (lon, lat) = [(2.3, 48.85), (2.8125, 48.9225), (179.999, -16.5)][seed % 3]
+        let step = [0.00002, 0.0003, 0.01][seed % 3 == 1 ? 0 : seed % 3]
+        var route = Route(id: .string("t"), parts: [Sample.track(count: 40, lon: lon, lat: lat, step: step, using: &rng)])
+        var tiler = RouteTiler(routes: [route], options: options)
+        var tested = 0
+        for round in 0..<40 {
+            let last = try #require(route.parts[0].last)
+            let points = Array(Sample.track(count: 1 + round % 3 + 1, lon: last.longitude, lat: last.latitude,
+                                            step: step * Double(1 + round % 4), using: &rng).dropFirst())
+            let oldLast = tiler.projected.pointCount - 1
+            guard let grown = tiler.appending(points, after: last) else { Issue.record("no line to extend"); return }
+            let spans = grown.spansOfLastLine(from: oldLast)
+            let cut = grown.cover(of: spans, zooms: options.minZoom...options.maxZoom)
+            #expect(grown.tilesDrawn(by: spans) == cut, "seed \(seed), round \(round)")
+            tested += cut.isEmpty ? 0 : 1
+            route.parts[0] += points
+            tiler = grown
+        }
+        #expect(tested == 40)
+    }
+}
+
 /// Appends to live tracks whose tiles carry no whole-route value (`routeLength` off, as `serve --store` tiles):
 /// every tile whose bytes changed is invalidated, nothing beyond the tiles the last simplification block and the
 /// new segments are drawn in, and few tiles per fix.

@@ -13,14 +13,7 @@ extension RouteTiler {
         let oldLast = old.projected.pointCount - 1, newLast = projected.pointCount - 1
         guard line >= 0, oldLast >= 0, newLast > oldLast else { return ([], []) }
 
-        // The new segments, from the old last vertex on, in every world copy that meets the root tile.
-        let root = WebMercator.bounds(of: TileID(z: 0, x: 0, y: 0), extent: options.extent, buffer: options.buffer)
-        var piece = SpanList()
-        for shift in [Int32(-1), 0, 1] {
-            let span = SegmentSpan(line: Int32(line), shift: shift, first: Int32(oldLast), end: Int32(newLast))
-            SpanFilter.select([span], meeting: root, in: projected, into: &piece)
-        }
-        let drawn = cover(of: piece.spans, zooms: options.minZoom...options.maxZoom)
+        let drawn = tilesDrawn(by: spansOfLastLine(from: oldLast))
         var changed = drawn
 
         // The vertices of the old last block whose fate at some zoom differs: only a vertex whose importance
@@ -35,6 +28,56 @@ extension RouteTiler {
             }
         }
         return (changed, drawn)
+    }
+
+    /// The segments of the last line from vertex `vertex` on, in every world copy that meets the root tile.
+    func spansOfLastLine(from vertex: Int) -> [SegmentSpan] {
+        let line = projected.lineCount - 1, last = projected.pointCount - 1
+        guard line >= 0, vertex < last else { return [] }
+        let root = WebMercator.bounds(of: TileID(z: 0, x: 0, y: 0), extent: options.extent, buffer: options.buffer)
+        var piece = SpanList()
+        for shift in [Int32(-1), 0, 1] {
+            let span = SegmentSpan(line: Int32(line), shift: shift, first: Int32(vertex), end: Int32(last))
+            SpanFilter.select([span], meeting: root, in: projected, into: &piece)
+        }
+        return piece.spans
+    }
+
+    /// The tiles in which the segments of `spans` (a few new ones) have a feature, at every zoom of the options:
+    /// exactly `cover(of:zooms:)`, without cutting where the answer is plain. At a zoom where the segments' box lies
+    /// inside one tile, farther than the buffer from its edges, no other tile's buffered box meets them, and that
+    /// tile has a feature of them: clipping keeps them whole, and a route that touches a tile is never simplified
+    /// away (at worst a stub). Only the zooms where the box comes near a tile's edge are cut (in one pass over
+    /// their range).
+    func tilesDrawn(by spans: [SegmentSpan]) -> Set<TileID> {
+        var box = MapRect.empty
+        projected.xs.withUnsafeBufferPointer { xs in
+            projected.ys.withUnsafeBufferPointer { ys in
+                for span in spans {
+                    let dx = Double(span.shift) * WebMercator.worldSize
+                    for i in Int(span.first)...Int(span.end) { box.formUnion(MapPoint(x: xs[i] + dx, y: ys[i])) }
+                }
+            }
+        }
+        guard !box.isEmpty else { return [] }
+        var drawn = Set<TileID>()
+        var cutFrom = Int.max, cutTo = Int.min
+        for z in options.minZoom...options.maxZoom {
+            let size = WebMercator.tileSize(zoom: z)
+            let margin = Double(options.buffer) / Double(options.extent) * size
+            let column = (box.minX / size).rounded(.down), row = (box.minY / size).rounded(.down)
+            let count = Double(1 << z)
+            if column >= 0, row >= 0, column < count, row < count,
+               box.minX > column * size + margin, box.maxX < (column + 1) * size - margin,
+               box.minY > row * size + margin, box.maxY < (row + 1) * size - margin {
+                drawn.insert(TileID(z: z, x: Int(column), y: Int(row)))
+            } else {
+                cutFrom = min(cutFrom, z)
+                cutTo = max(cutTo, z)
+            }
+        }
+        if cutFrom <= cutTo { drawn.formUnion(cover(of: spans, zooms: cutFrom...cutTo)) }
+        return drawn
     }
 
     /// Adds the tiles at `zoom` whose buffered box holds vertex `v`, in each world copy.
