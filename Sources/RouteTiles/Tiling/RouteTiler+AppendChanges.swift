@@ -44,11 +44,10 @@ extension RouteTiler {
     }
 
     /// The tiles in which the segments of `spans` (a few new ones) have a feature, at every zoom of the options:
-    /// exactly `cover(of:zooms:)`, without cutting where the answer is plain. At a zoom where the segments' box lies
-    /// inside one tile, farther than the buffer from its edges, no other tile's buffered box meets them, and that
-    /// tile has a feature of them: clipping keeps them whole, and a route that touches a tile is never simplified
-    /// away (at worst a stub). Only the zooms where the box comes near a tile's edge are cut (in one pass over
-    /// their range).
+    /// exactly `cover(of:zooms:)`, without cutting where the answer is plain. At a zoom where every tile whose
+    /// buffered box meets the segments' box holds that box whole, those are the tiles: clipping keeps the segments
+    /// whole in each, and a route that touches a tile is never simplified away (at worst a stub). Only the zooms
+    /// where a buffered box's edge crosses the segments' box are cut (in one pass over their range).
     func tilesDrawn(by spans: [SegmentSpan]) -> Set<TileID> {
         var box = MapRect.empty
         projected.xs.withUnsafeBufferPointer { xs in
@@ -65,12 +64,20 @@ extension RouteTiler {
         for z in options.minZoom...options.maxZoom {
             let size = WebMercator.tileSize(zoom: z)
             let margin = Double(options.buffer) / Double(options.extent) * size
-            let column = (box.minX / size).rounded(.down), row = (box.minY / size).rounded(.down)
-            let count = Double(1 << z)
-            if column >= 0, row >= 0, column < count, row < count,
-               box.minX > column * size + margin, box.maxX < (column + 1) * size - margin,
-               box.minY > row * size + margin, box.maxY < (row + 1) * size - margin {
-                drawn.insert(TileID(z: z, x: Int(column), y: Int(row)))
+            let count = 1 << z
+            // Per axis, the tiles whose buffered span [k·size − margin, (k+1)·size + margin] meets [low, high], when
+            // each holds it whole (strictly inside: a box on an edge is cut), within the world.
+            func holding(_ low: Double, _ high: Double) -> ClosedRange<Int>? {
+                let first = Int(((low - margin) / size - 1).rounded(.up)), last = Int(((high + margin) / size).rounded(.down))
+                guard first >= 0, last < count, first <= last else { return nil }
+                for k in [first, last] where !(Double(k) * size - margin < low && high < Double(k + 1) * size + margin) {
+                    return nil
+                }
+                return first...last
+            }
+            if let columns = holding(box.minX, box.maxX), let rows = holding(box.minY, box.maxY),
+               columns.count * rows.count <= 4 {
+                for x in columns { for y in rows { drawn.insert(TileID(z: z, x: x, y: y)) } }
             } else {
                 cutFrom = min(cutFrom, z)
                 cutTo = max(cutTo, z)
