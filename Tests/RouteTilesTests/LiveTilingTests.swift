@@ -330,6 +330,53 @@ import Testing
     }
 }
 
+/// A batch of edits applied at once (its appends to distinct routes extended on every core) changes the routes as
+/// the same edits applied one at a time do: the same tiles, and the same tiles invalidated in all.
+@Suite struct LiveBatchTests {
+    @Test(arguments: [UInt64(1), 2])
+    func aBatchEqualsItsEditsOneByOne(seed: UInt64) throws {
+        var rng = SeededGenerator(seed: seed)
+        var options = Sample.options(maxZoom: 11)
+        options.routeLength = false
+        options.positionLayer = "positions"
+        let routes = (0..<40).map { i in
+            Route(id: .string("v\(i)"), parts: [Sample.track(count: 60, lon: 2.3 + Double(i % 8) * 0.01,
+                                                              lat: 48.85 + Double(i / 8) * 0.01, step: 0.0004, using: &rng)])
+        }
+        let batched = LiveRouteSet(routes: routes, options: options)
+        let single = LiveRouteSet(routes: routes, options: options)
+        var ends = Dictionary(uniqueKeysWithValues: routes.map { ($0.id.map(LiveRouteSet.key) ?? "", $0.parts[0].last) })
+        for round in 0..<3 {
+            var edits: [LiveRouteSet.Edit] = []
+            // Appends to 30 routes, two of them twice; a replaced route and a removed one among them.
+            for k in 0..<32 {
+                let key = "v\(k < 30 ? k : k - 30)"
+                guard let end = ends[key] ?? nil else { continue }
+                let fixes = Array(Sample.track(count: 3, lon: end.longitude, lat: end.latitude, step: 0.0004, using: &rng).dropFirst())
+                ends[key] = fixes.last
+                edits.append(.append(key: key, points: fixes, time: Double(round * 100 + k)))
+            }
+            let replaced = Route(id: .string("v31"), parts: [Sample.track(count: 30, lon: 2.31, lat: 48.86, step: 0.0004, using: &rng)])
+            edits.insert(.put(replaced), at: 10)
+            ends["v31"] = replaced.parts[0].last
+            edits.insert(.remove(key: "v\(35 + round)"), at: 20)
+            ends["v\(35 + round)"] = .some(nil)
+
+            let change = batched.apply(edits)
+            var invalidated = Set<TileID>()
+            for edit in edits { invalidated.formUnion(single.apply([edit]).invalidated) }
+            #expect(Set(change.invalidated) == invalidated, "round \(round)")
+            #expect(batched.keys == single.keys)
+            // Every tile either set invalidated, and so every tile the edits changed, is the same in both.
+            for tile in invalidated {
+                #expect(try batched.snapshot.tile(z: tile.z, x: tile.x, y: tile.y) == single.snapshot.tile(z: tile.z, x: tile.x, y: tile.y),
+                        "round \(round), tile \(tile)")
+            }
+            #expect(!invalidated.isEmpty)
+        }
+    }
+}
+
 /// The tiles an append's new segments are drawn in, found from their box where it lies inside one tile
 /// (`RouteTiler.tilesDrawn(by:)`), are exactly those a cut of them at every zoom finds: for short and long steps,
 /// near tile edges (steps on a grid of tile corners) and across the antimeridian.

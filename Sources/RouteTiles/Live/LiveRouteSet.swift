@@ -322,14 +322,16 @@ public final class LiveRouteSet: Sendable {
         write { state in
             var keys: [String] = []
             var invalidated = Set<TileID>()
-            for edit in edits {
+            let extensions = Self.extensions(for: edits, in: state)
+            for (index, edit) in edits.enumerated() {
                 switch edit {
                 case let .put(route, lastFix):
                     keys.append(Self.put(route, lastFix: lastFix, into: &state, invalidating: &invalidated, options: options))
                 case let .remove(key):
                     if Self.remove(key, from: &state, invalidating: &invalidated) { keys.append(key) }
                 case let .append(key, points, time):
-                    if Self.append(points, time: time, to: key, in: &state, invalidating: &invalidated, options: options) {
+                    if Self.append(points, time: time, to: key, in: &state, invalidating: &invalidated, options: options,
+                                   extended: extensions[index]) {
                         keys.append(key)
                     }
                 }
@@ -400,14 +402,64 @@ public final class LiveRouteSet: Sendable {
         return true
     }
 
+    /// A route's tiler extended by an append, and the tiles that changed (`RouteTiler.tilesChanged`): the part of
+    /// an append that reads only the route itself.
+    private struct Extension: Sendable {
+        let tiler: RouteTiler
+        let changed: Set<TileID>
+        let drawn: Set<TileID>
+
+        init?(_ old: RouteTiler, joint: Coordinate?, points: [Coordinate]) {
+            guard !points.isEmpty, let joint, let tiler = old.appending(points, after: joint) else { return nil }
+            self.tiler = tiler
+            (changed, drawn) = tiler.tilesChanged(byAppendingTo: old)
+        }
+    }
+
+    /// The extensions of the routes that `edits` append to, worked out on every core before the edits are applied
+    /// one by one, when there are enough of them to share (a batch of fixes, or a round of group commit): by index
+    /// in `edits`. Only routes that no other edit of `edits` touches, so that each extends the tiler it has now.
+    private static func extensions(for edits: [Edit], in state: State) -> [Int: Extension] {
+        let workers = ProcessInfo.processInfo.activeProcessorCount
+        guard workers > 1, edits.count >= 16 else { return [:] }
+        var touches: [String: Int] = [:]
+        for edit in edits {
+            switch edit {
+            case let .put(route, _): if let id = route.id { touches[key(for: id), default: 0] += 2 }
+            case let .remove(key): touches[key, default: 0] += 2
+            case let .append(key, _, _): touches[key, default: 0] += 1
+            }
+        }
+        var work: [(index: Int, tiler: RouteTiler, joint: Coordinate?, points: [Coordinate])] = []
+        for (index, edit) in edits.enumerated() {
+            guard case let .append(key, points, _) = edit, touches[key] == 1, let entry = state.entries[key] else { continue }
+            work.append((index, entry.tiler, entry.lastPosition, points))
+        }
+        guard work.count >= 16 else { return [:] }
+        let jobs = work
+        let found = Mutex<[Int: Extension]>([:])
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: min(workers, work.count)) { _ in
+            while true {
+                let slot = next.add(1, ordering: .relaxed).oldValue
+                guard slot < jobs.count else { return }
+                let item = jobs[slot]
+                guard let extension_ = Extension(item.tiler, joint: item.joint, points: item.points) else { continue }
+                found.withLock { $0[item.index] = extension_ }
+            }
+        }
+        return found.withLock { $0 }
+    }
+
     private static func append(_ points: [Coordinate], time: Double?, to key: String, in state: inout State,
-                               invalidating invalidated: inout Set<TileID>, options: TilingOptions) -> Bool {
+                               invalidating invalidated: inout Set<TileID>, options: TilingOptions,
+                               extended: Extension? = nil) -> Bool {
         // Out of the table while it changes, so that its arrays are extended in place, not copied.
         guard var entry = state.discard(key) else { return false }
         defer { state.store(entry, at: key) }
-        guard !points.isEmpty, let joint = entry.lastPosition,
-              let tiler = entry.tiler.appending(points, after: joint) else { return true }
-        let (changed, added) = tiler.tilesChanged(byAppendingTo: entry.tiler)
+        guard let extended = extended ?? Extension(entry.tiler, joint: entry.lastPosition, points: points),
+              let joint = entry.lastPosition else { return true }
+        let (tiler, changed, added) = (extended.tiler, extended.changed, extended.drawn)
         invalidated.formUnion(changed)
         // A value of the whole route in every feature (`length_m`, line metrics) changes every tile of it.
         if options.routeLength || options.lineMetrics { invalidated.formUnion(entry.knownCover) }
