@@ -19,7 +19,7 @@ struct LoadCommand: AsyncParsableCommand {
     @Argument(help: "Route files to load (any format `build` reads).", completion: .file())
     var inputs: [String]
 
-    @Option(help: "Route store: a SQLite file (created when missing) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB.")
+    @Option(help: "Route store: a SQLite file (created when missing) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=…] (without a password: PGPASSWORD's, else ~/.pgpass's, so that none shows in the process list).")
     var store: String
 
     @Option(help: "PostgreSQL: the schema of the routes table.")
