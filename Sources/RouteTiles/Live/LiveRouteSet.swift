@@ -105,6 +105,8 @@ public final class LiveRouteSet: Sendable {
         var chunks: [TilerChunk] = []
         /// Chunks whose routes came, went or were replaced: built anew for the next snapshot.
         var rebuilt: Set<Int> = []
+        /// The set the last snapshot holds, which the next one replaces (`RouteTilerSet.init(chunks:options:previous:)`).
+        var previous: RouteTilerSet?
         /// Chunks where appends alone changed routes, with those routes' slots: their layers stay, their tree is
         /// refitted (`TilerChunk.init(_:positions:refitting:slots:)`).
         var moved: [Int: [Int]] = [:]
@@ -186,7 +188,9 @@ public final class LiveRouteSet: Sendable {
             }
             rebuilt = []
             moved = [:]
-            return RouteTilerSet(chunks: chunks, options: options)
+            let set = RouteTilerSet(chunks: chunks, options: options, previous: previous)
+            previous = set
+            return set
         }
     }
 

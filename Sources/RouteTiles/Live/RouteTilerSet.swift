@@ -24,8 +24,21 @@ struct RouteTilerSet: Sendable {
         self.init(chunks: chunks, options: options)
     }
 
-    /// The set of the tilers of `chunks`, in order: costs the number of chunks and their layers.
-    init(chunks: [TilerChunk], options: TilingOptions) {
+    /// The set of the tilers of `chunks`, in order: costs the number of chunks and their layers. With `previous`,
+    /// the set these chunks replace one for one (the same number, some of them rebuilt, as a round of appends
+    /// leaves them), the layer maps are shared when no chunk's layers changed, and the tree over the chunks is
+    /// refitted where their extents moved: the next set then costs a comparison per chunk.
+    init(chunks: [TilerChunk], options: TilingOptions, previous: RouteTilerSet? = nil) {
+        if let previous, previous.chunks.count == chunks.count, previous.options == options,
+           zip(previous.chunks, chunks).allSatisfy({ $0 === $1 || $0.layerNames == $1.layerNames }) {
+            self.options = options
+            self.chunks = chunks
+            let moved = chunks.indices.filter { chunks[$0] !== previous.chunks[$0] && chunks[$0].extent != previous.chunks[$0].extent }
+            tree = previous.tree.refitting(moved) { chunks[$0].extent }
+            layerNames = previous.layerNames
+            chunkLayerMaps = previous.chunkLayerMaps
+            return
+        }
         self.options = options
         self.chunks = chunks
         tree = PackedBoxTree(chunks.map(\.extent))
