@@ -136,11 +136,16 @@ function createPlayback(viewer, mapView) {
   async function ensureGeometry() {
     const entry = viewer.selected;
     if (!entry) return null;
-    // A route selected while this one loads can be given this one's geometry (eslint: require-atomic-updates);
-    // kept as the viewer had it when its script moved into these files, and noted for a change of its own.
-    // eslint-disable-next-line require-atomic-updates
-    if (!playback.geometry || playback.geometry.id !== entry.id) playback.geometry = await loadGeometry(entry);
-    return playback.geometry;
+    if (playback.geometry && playback.geometry.id === entry.id) return playback.geometry;
+    return adoptGeometry(entry, await loadGeometry(entry));
+  }
+
+  // Takes a geometry loaded for `entry` when `entry` is still the selected route: another route may have been
+  // selected while it loaded, and its geometry is not that one's. Checked and set in one synchronous step.
+  function adoptGeometry(entry, geometry) {
+    if (viewer.selected !== entry) return null;
+    playback.geometry = geometry;
+    return geometry;
   }
 
   function secondsForRoute() {
@@ -186,10 +191,9 @@ function createPlayback(viewer, mapView) {
   async function routesChanged(ids) {
     const entry = viewer.selected;
     if (!entry || !ids.includes(entry.id) || !playback.geometry) return;
-    // The same race as in ensureGeometry: a selection or a stop while this loads is overwritten.
-    // eslint-disable-next-line require-atomic-updates
-    playback.geometry = await loadGeometry(entry);
-    drawPlayback();
+    const geometry = await loadGeometry(entry);
+    // A stop while it loaded wins (playback has no geometry then), and so does another selection.
+    if (playback.geometry && adoptGeometry(entry, geometry)) drawPlayback();
   }
 
   viewer.play = play;
