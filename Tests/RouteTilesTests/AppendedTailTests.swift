@@ -11,6 +11,11 @@ import Testing
         return Sample.track(count: count, lon: 2.3, lat: 48.85, step: 0.0003, using: &rng)
     }
 
+    /// The rows of `route_tails` that are part of a tail (newer than their route's version), by SQL alone.
+    static let liveTailRows = """
+        SELECT COUNT(*) FROM route_tails t JOIN routes r ON r.id = t.route_id WHERE t.seq > r.version
+        """
+
     /// Runs `sql` on the file with the sqlite3 shell (an independent reader) and returns its output.
     static func sqlite(_ path: String, _ sql: String) throws -> String {
         let result = try ExternalTool.run("/usr/bin/sqlite3", [path, sql])
@@ -36,9 +41,11 @@ import Testing
             expected += fix
             version = changes[0].sequence
         }
-        // The row was not written again: its line is as stored, and the 40 appends are 40 tail rows.
+        // The row was not written again: its line is as stored, and the 40 appends are 40 tail rows, at the end of
+        // the table in sequence order.
         #expect(try Self.sqlite(path, "SELECT length(geom) FROM routes WHERE id = 'long'") == rowBytes)
-        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM route_tails WHERE route_id = 'long'") == "40")
+        #expect(try Self.sqlite(path, Self.liveTailRows + " AND t.route_id = 'long'") == "40")
+        #expect(try Self.sqlite(path, "SELECT MAX(seq) FROM route_tails") == String(version))
         guard case let .route(stored)? = try await store.rows(["long"])["long"] else {
             Issue.record("no route")
             return
@@ -49,12 +56,27 @@ import Testing
         #expect(all.routes.first { $0.key == "long" }?.route.parts == [expected])
         #expect(all.routes.first { $0.key == "long" }?.version == version)
 
-        // A replacement empties the tail; a removal too.
-        _ = try await store.commit(.replace(key: "long", route: Route(parts: [Self.line(10, seed: 3)])))
-        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM route_tails") == "0")
+        // A replacement empties the tail (its version passes the rows); a removal too (the route's row is gone),
+        // and a route made again under the removed key starts with no tail.
+        let replacement = Self.line(10, seed: 3)
+        _ = try await store.commit(.replace(key: "long", route: Route(parts: [replacement])))
+        #expect(try Self.sqlite(path, Self.liveTailRows) == "0")
+        guard case let .route(replaced)? = try await store.rows(["long"])["long"] else {
+            Issue.record("no route")
+            return
+        }
+        #expect(replaced.route.parts == [replacement])
         _ = try await store.commit(.append(key: "short", points: [Coordinate(longitude: 2.3, latitude: 48.8)]))
         _ = try await store.commit(.remove(key: "short"))
-        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM route_tails") == "0")
+        #expect(try Self.sqlite(path, Self.liveTailRows) == "0")
+        let again = Self.line(5, seed: 9)
+        _ = try await store.commit(.put([Route(id: .string("short"), parts: [again])]))
+        guard case let .route(remade)? = try await store.rows(["short"])["short"] else {
+            Issue.record("no route")
+            return
+        }
+        #expect(remade.route.parts == [again])
+        #expect(try await store.loadAll().routes.first { $0.key == "short" }?.route.parts == [again])
         await store.close()
     }
 
@@ -78,7 +100,7 @@ import Testing
         // The fold runs on the store's queue after the commit that crossed the mark; the next call runs after it.
         let newest = try await store.newestSequence()
         #expect(newest == versions.last)
-        let tailRows = Int(try Self.sqlite(path, "SELECT COUNT(*) FROM route_tails")) ?? -1
+        let tailRows = Int(try Self.sqlite(path, Self.liveTailRows)) ?? -1
         #expect(tailRows < AppendedTails.minimumFold / 4, "\(tailRows) tail rows: no fold")
         #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM route_changes") == String(1 + versions.count))
         guard case let .route(stored)? = try await store.rows(["van"])["van"] else {
@@ -93,7 +115,80 @@ import Testing
         await store.close()
     }
 
-    /// A store of schema 1 (before `route_tails`) is brought to schema 2 when opened, its routes as they were.
+    /// A store of schema 2 (tails keyed by route) is brought to schema 3 when opened: its tails, folded or not,
+    /// read as they did, and appends go on.
+    @Test func aSchemaTwoStoreKeepsItsTails() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("two.db")
+        let line = Self.line(30, seed: 6)
+        let store = try SQLiteRouteStore(path: path)
+        _ = try await store.commit(.put([Route(id: .string("a"), parts: [line])]))
+        await store.close()
+        // The tables as schema 2 had them, with a tail of two appends (sequences 2 and 3) after the put (1).
+        let fixes = [Coordinate(longitude: 2.31, latitude: 48.86), Coordinate(longitude: 2.32, latitude: 48.87)]
+        func wkb(_ c: Coordinate) -> String {
+            "X'" + WellKnownBinary.multiPoint([c]).map { String(format: "%02X", $0) }.joined() + "'"
+        }
+        _ = try Self.sqlite(path, """
+            DROP TABLE route_tails;
+            CREATE TABLE route_tails (route_id TEXT NOT NULL, seq INTEGER NOT NULL, points BLOB NOT NULL,
+                fixed_at REAL NOT NULL, PRIMARY KEY (route_id, seq)) WITHOUT ROWID;
+            INSERT INTO route_changes (route_id, op, base_version, points) VALUES ('a', 'append', 1, \(wkb(fixes[0]))),
+                ('a', 'append', 2, \(wkb(fixes[1])));
+            INSERT INTO route_tails VALUES ('a', 2, \(wkb(fixes[0])), 1790000000), ('a', 3, \(wkb(fixes[1])), 1790000001);
+            UPDATE routetiles_store SET value = '2';
+            """)
+        let reopened = try SQLiteRouteStore(path: path)
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "3")
+        #expect(try Self.sqlite(path, "SELECT name FROM sqlite_master WHERE name LIKE 'route_tails%' ORDER BY name")
+                == "route_tails\nroute_tails_route")
+        guard case let .route(stored)? = try await reopened.rows(["a"])["a"] else {
+            Issue.record("no route")
+            return
+        }
+        #expect(stored.route.parts == [line + fixes])
+        #expect(stored.version == 3)
+        #expect(stored.lastFix == 1_790_000_001)
+        let more = Coordinate(longitude: 2.33, latitude: 48.88)
+        _ = try await reopened.commit(.append(key: "a", points: [more]))
+        #expect(try await reopened.loadAll().routes.first?.route.parts == [line + fixes + [more]])
+        await reopened.close()
+    }
+
+    /// Rows no tail holds any more (folded, replaced, removed) are removed in batches once enough rows were
+    /// written, oldest first, and every route reads the same before and after.
+    @Test func rowsNoTailHoldsAreCompacted() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("routes.db")
+        let store = try SQLiteRouteStore(path: path)
+        let keys = (0..<64).map { "v\($0)" }
+        _ = try await store.commit(.put(keys.enumerated().map { Route(id: .string($1), parts: [Self.line(20, seed: UInt64(10 + $0))]) }))
+        // Enough appends for a compaction; half of the routes are replaced (their rows leave the tails) as they go.
+        let rounds = AppendedTails.compactionInterval / keys.count + 1
+        for round in 0..<rounds {
+            let writes: [RouteWrite] = keys.enumerated().map { i, key in
+                round == rounds / 2 && i % 2 == 0
+                    ? .replace(key: key, route: Route(parts: [Self.line(20, seed: UInt64(500 + i))]))
+                    : .append(key: key, points: [Coordinate(longitude: 2.3 + Double(round) * 1e-6, latitude: 48.85 + Double(i) * 1e-4)])
+            }
+            _ = try await store.commit(batch: writes)
+        }
+        let before = try await store.loadAll().routes.map { $0.route.parts }
+        // The compaction runs on the store's queue after the commit that crossed the mark; this call runs after it.
+        _ = try await store.newestSequence()
+        let rows = Int(try Self.sqlite(path, "SELECT COUNT(*) FROM route_tails")) ?? -1
+        let live = Int(try Self.sqlite(path, Self.liveTailRows)) ?? -1
+        #expect(live > 0 && rows == live, "\(rows) rows, \(live) in tails: rows no tail holds were left")
+        #expect(try Self.sqlite(path, """
+            SELECT COUNT(*) FROM route_tails t JOIN routes r ON r.id = t.route_id WHERE t.seq <= r.version
+            """) == "0")
+        let reopened = try SQLiteRouteStore(path: path)
+        #expect(try await reopened.loadAll().routes.map { $0.route.parts } == before)
+        await reopened.close()
+        await store.close()
+    }
+
+    /// A store of schema 1 (before `route_tails`) is brought to schema 3 when opened, its routes as they were.
     @Test func aSchemaOneStoreGainsTheTailTable() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("old.db")
@@ -104,7 +199,7 @@ import Testing
         _ = try Self.sqlite(path, "DROP TABLE route_tails; DROP TABLE route_imports; UPDATE routetiles_store SET value = '1'")
 
         let reopened = try SQLiteRouteStore(path: path)
-        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "2")
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "3")
         #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('route_tails', 'route_imports')") == "2")
         _ = try await reopened.commit(.append(key: "a", points: [Coordinate(longitude: 2.31, latitude: 48.86)]))
         guard case let .route(stored)? = try await reopened.rows(["a"])["a"] else {
@@ -114,7 +209,7 @@ import Testing
         #expect(stored.route.parts == [route.parts[0] + [Coordinate(longitude: 2.31, latitude: 48.86)]])
         await reopened.close()
 
-        _ = try Self.sqlite(path, "UPDATE routetiles_store SET value = '3'")
+        _ = try Self.sqlite(path, "UPDATE routetiles_store SET value = '4'")
         #expect(throws: StoreError.self) { try SQLiteRouteStore(path: path) }
     }
 }

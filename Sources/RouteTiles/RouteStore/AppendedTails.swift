@@ -27,6 +27,10 @@ package struct AppendedTails: Sendable {
     package static let minimumFold = 512
 
     private var counts: [String: Counts] = [:]
+    /// Tail rows written since the store last removed the rows no tail holds (`compactionDue`).
+    private var rowsSinceCompaction = 0
+    /// How many rows a store writes between two compactions.
+    package static let compactionInterval = 65_536
 
     package init() {}
 
@@ -49,6 +53,15 @@ package struct AppendedTails: Sendable {
         guard let known = counts[key] else { return }
         counts[key] = Counts(line: known.line + known.tail, tail: 0)
     }
+
+    /// A row was added to a tail table.
+    package mutating func noteRowAdded() { rowsSinceCompaction += 1 }
+
+    /// Whether enough rows were added since the last compaction for the store to remove those no tail holds.
+    package var compactionDue: Bool { rowsSinceCompaction >= Self.compactionInterval }
+
+    /// The store removed the rows no tail holds.
+    package mutating func compacted() { rowsSinceCompaction = 0 }
 
     /// The route was replaced or removed: its counts are learnt again on its next append.
     package mutating func forget(_ key: String) { counts[key] = nil }

@@ -44,17 +44,25 @@ public final class SQLiteRouteStore: RouteStore {
         connection = Mutex(db)
     }
 
-    /// Schema 2 added `route_tails`; a store of schema 1 is brought to 2 when opened (it only gains the table).
-    static let schemaVersion = "2"
+    /// Schema 2 added `route_tails`; schema 3 keeps its rows in sequence order. A store of schema 1 or 2 is
+    /// brought to 3 when opened (schema 1 gains the table, schema 2's rows are copied into the new one).
+    static let schemaVersion = "3"
 
+    /// One row per append, in the order of the appends' sequence numbers: every commit adds its rows at the end of
+    /// the table, on a few pages, instead of one page per route it appends to (schema 2 kept the rows by route, and
+    /// a commit of 6,400 fixes to as many routes rewrote most of the table's pages). Each route finds its rows
+    /// through the small index beside it. A row is part of its route's tail while its `seq` is greater than the
+    /// route's `routes.version`: a fold, a put or a trim sets that version past the rows they take in, and a removal
+    /// takes the route's row away, so no row is deleted on the write path; `compact(in:)` removes the rows no
+    /// route holds any more, oldest first, in batches.
     private static let tailsTable = """
         CREATE TABLE IF NOT EXISTS route_tails (
+            seq INTEGER PRIMARY KEY,
             route_id TEXT NOT NULL,
-            seq INTEGER NOT NULL,
             points BLOB NOT NULL,
-            fixed_at REAL NOT NULL,
-            PRIMARY KEY (route_id, seq)
-        ) WITHOUT ROWID;
+            fixed_at REAL NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS route_tails_route ON route_tails (route_id, seq);
         """
 
     private static func prepare(_ db: SQLiteDatabase, path: String, create: Bool) throws {
@@ -69,7 +77,7 @@ public final class SQLiteRouteStore: RouteStore {
                              + tables.sorted().joined(separator: ", "))
         }
         let stored = tables.isEmpty ? nil : try db.strings("SELECT value FROM routetiles_store WHERE key = 'schema'").first
-        if let stored, stored != schemaVersion, stored != "1" {
+        if let stored, stored != schemaVersion, stored != "1", stored != "2" {
             throw StoreError(path: path, message: "route store schema \(stored); this RouteTiles reads schema \(schemaVersion)")
         }
         guard try db.strings("PRAGMA journal_mode = WAL").first?.lowercased() == "wal" else {
@@ -81,6 +89,18 @@ public final class SQLiteRouteStore: RouteStore {
         // still): every table is created where missing, and the version written.
         if stored == "1", !(try db.strings("SELECT name FROM pragma_table_info('routes')").contains("fixed_at")) {
             try db.execute("ALTER TABLE routes ADD COLUMN fixed_at REAL")
+        }
+        if stored == "2" {
+            // Schema 2's tails, keyed by route, into the table in sequence order; the rows keep their meaning.
+            try db.transaction(writing: true) {
+                try db.execute("""
+                    ALTER TABLE route_tails RENAME TO route_tails_2;
+                    \(tailsTable)
+                    INSERT INTO route_tails (seq, route_id, points, fixed_at)
+                        SELECT seq, route_id, points, fixed_at FROM route_tails_2 ORDER BY seq;
+                    DROP TABLE route_tails_2;
+                    """)
+            }
         }
         try db.transaction(writing: true) {
             try db.execute("""
@@ -134,12 +154,14 @@ public final class SQLiteRouteStore: RouteStore {
 
     // MARK: Reading
 
-    /// A route's version: that of its row, or of the last append to its tail if later.
+    /// A route's version: that of its row, or of the last append to its tail if later (rows no longer in the tail
+    /// are older than the row's version, so they change nothing here).
     private static let version = "MAX(version, COALESCE((SELECT MAX(seq) FROM route_tails WHERE route_id = routes.id), 0))"
 
     /// When a route's last position arrived: that of its tail's last append, or the one its row keeps.
     private static let lastFix = """
-        COALESCE((SELECT fixed_at FROM route_tails WHERE route_id = routes.id ORDER BY seq DESC LIMIT 1), fixed_at)
+        COALESCE((SELECT fixed_at FROM route_tails WHERE route_id = routes.id AND seq > routes.version
+                  ORDER BY seq DESC LIMIT 1), fixed_at)
         """
 
     private static let rowColumns = "id, \(version), properties, geom, layer, kind, geodesic, created_seq, \(lastFix)"
@@ -153,8 +175,14 @@ public final class SQLiteRouteStore: RouteStore {
     /// The positions of one route's tail (`route_id` nil: of every route), in append order.
     private static func tails(_ db: SQLiteDatabase, of key: String?) throws -> [String: [Coordinate]] {
         let s = key == nil
-            ? try db.prepare("SELECT route_id, points FROM route_tails ORDER BY route_id, seq")
-            : try db.cached("SELECT route_id, points FROM route_tails WHERE route_id = ? ORDER BY seq")
+            ? try db.prepare("""
+                SELECT t.route_id, t.points FROM route_tails t JOIN routes r ON r.id = t.route_id
+                WHERE t.seq > r.version ORDER BY t.route_id, t.seq
+                """)
+            : try db.cached("""
+                SELECT route_id, points FROM route_tails
+                WHERE route_id = ?1 AND seq > (SELECT version FROM routes WHERE id = ?1) ORDER BY seq
+                """)
         defer { s.reset() }
         if let key { s.bind(1, key) }
         var tails: [String: [Coordinate]] = [:]
@@ -265,16 +293,38 @@ public final class SQLiteRouteStore: RouteStore {
                 return (results, due)
             }
         }
-        if !due.isEmpty {
+        let compact = tails.withLock { $0.compactionDue }
+        if !due.isEmpty || compact {
             queue.async { [self] in
-                // A fold that fails leaves the tail as it is: the route is whole either way.
+                // A fold or a compaction that fails leaves the tails as they are: the routes are whole either way.
                 _ = try? connection.withLock { db in
                     guard let db else { return }
-                    try tails.withLock { ledger in try Self.fold(due.uniqued(), in: db, tails: &ledger) }
+                    try tails.withLock { ledger in
+                        if !due.isEmpty { try Self.fold(due.uniqued(), in: db, tails: &ledger) }
+                        if compact {
+                            try Self.compact(in: db)
+                            ledger.compacted()
+                        }
+                    }
                 }
             }
         }
         return results
+    }
+
+    /// Removes the oldest rows of `route_tails` that no tail holds any more (their route's version passed them, or
+    /// the route is gone), `limit` at most, in one transaction. They lie at the start of the table, so the pages
+    /// it rewrites are few and in order.
+    private static func compact(in db: SQLiteDatabase, limit: Int = AppendedTails.compactionInterval) throws {
+        try db.transaction(writing: true) {
+            let delete = try db.cached("""
+                DELETE FROM route_tails WHERE seq IN (
+                    SELECT t.seq FROM route_tails t LEFT JOIN routes r ON r.id = t.route_id
+                    WHERE r.id IS NULL OR t.seq <= r.version ORDER BY t.seq LIMIT ?)
+                """)
+            delete.bind(1, limit)
+            try delete.run()
+        }
     }
 
     /// Folds the tails of `keys` into their lines, in one transaction: the routes read the same before and after,
@@ -282,9 +332,12 @@ public final class SQLiteRouteStore: RouteStore {
     private static func fold(_ keys: [String], in db: SQLiteDatabase, tails ledger: inout AppendedTails) throws {
         try db.transaction(writing: true) {
             let read = try db.cached("SELECT geom FROM routes WHERE id = ?")
-            let tail = try db.cached("SELECT seq, points, fixed_at FROM route_tails WHERE route_id = ? ORDER BY seq")
+            let tail = try db.cached("""
+                SELECT seq, points, fixed_at FROM route_tails
+                WHERE route_id = ?1 AND seq > (SELECT version FROM routes WHERE id = ?1) ORDER BY seq
+                """)
+            // Setting the version to the last row folded takes the rows out of the tail: none is deleted here.
             let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?), fixed_at = ? WHERE id = ?")
-            let drop = try db.cached("DELETE FROM route_tails WHERE route_id = ? AND seq <= ?")
             for key in keys {
                 read.bind(1, key)
                 guard try read.step() else { read.reset(); continue }
@@ -307,9 +360,6 @@ public final class SQLiteRouteStore: RouteStore {
                 update.bind(3, fixedAt)
                 update.bind(4, key)
                 try update.run()
-                drop.bind(1, key)
-                drop.bind(2, last)
-                try drop.run()
                 ledger.folded(key)
             }
         }
@@ -345,10 +395,9 @@ public final class SQLiteRouteStore: RouteStore {
             let isLine = kind == nil ? WellKnownBinary.startsALine(current.blob(2)) : kind == "line"
             return (current.int64(0), kind, isLine, current.int64(3))
         }
-        let dropTail = try db.cached("DELETE FROM route_tails WHERE route_id = ?")
+        /// The route's tail rows leave its tail by themselves (a put sets a newer version, a removal takes the row):
+        /// only the ledger forgets them.
         func forgetTail(_ key: String) throws {
-            dropTail.bind(1, key)
-            try dropTail.run()
             tails.forget(key)
         }
 
@@ -412,6 +461,7 @@ public final class SQLiteRouteStore: RouteStore {
             // The positions go to the route's tail: the stored line is not rewritten (`AppendedTails`).
             let made = try change(key, .append, base: version, points: points, time: Date().timeIntervalSince1970)
             let addTail = try db.cached("INSERT INTO route_tails (route_id, seq, points, fixed_at) VALUES (?, ?, ?, ?)")
+            tails.noteRowAdded()
             addTail.bind(1, key)
             addTail.bind(2, made.sequence)
             addTail.bind(3, WellKnownBinary.multiPoint(points))
@@ -421,7 +471,8 @@ public final class SQLiteRouteStore: RouteStore {
                 // Learnt once per route and process: the line's positions from its size (16 bytes each), the
                 // tail's from its rows.
                 let sizes = try db.cached("""
-                    SELECT length(geom) / 16, (SELECT COUNT(*) FROM route_tails WHERE route_id = ?1) FROM routes WHERE id = ?1
+                    SELECT length(geom) / 16, (SELECT COUNT(*) FROM route_tails WHERE route_id = ?1 AND seq > routes.version)
+                    FROM routes WHERE id = ?1
                     """)
                 sizes.bind(1, key)
                 if try sizes.step() { tails.learn(key, AppendedTails.Counts(line: sizes.int(0), tail: sizes.int(1))) }
