@@ -51,6 +51,8 @@ let package = Package(
             // The viewer's page, scripts and stylesheet, compiled into the binary as byte arrays (PackageResources):
             // no resource bundle to keep beside the executable (Docs/ARCHITECTURE.md, "The viewer").
             .embedInCode("Viewer"),
+            // The HTTP API's contract (OpenAPI 3.1), served at /openapi.json (Docs/HTTP.md, "The contract").
+            .embedInCode("OpenAPI"),
         ]),
         // The PostgreSQL route store (vapor/postgres-nio), apart from the core so that the core needs no NIO.
         .target(name: "RouteTilesPostgres", dependencies: [

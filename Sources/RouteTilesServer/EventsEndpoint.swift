@@ -28,11 +28,10 @@ extension RouteTilesResponder {
         var opening: String
         if let lastSeen, lastSeen < reached {
             let ids = await Self.changedKeys(after: lastSeen, upTo: reached, store: sync.store)
-            opening = Self.event("resync", id: reached, data: [
-                "sequence": reached, "generation": generation, "ids": ids.map { $0 as Any } ?? NSNull(),
-            ])
+            opening = Self.event("resync", id: reached,
+                                 data: EventData.Resync(generation: generation, ids: ids, sequence: reached))
         } else {
-            opening = Self.event("hello", id: reached, data: ["sequence": reached, "generation": generation])
+            opening = Self.event("hello", id: reached, data: EventData.Hello(generation: generation, sequence: reached))
         }
         let first = "retry: 2000\n" + opening
         var headers: HTTPFields = [:]
@@ -72,9 +71,9 @@ extension RouteTilesResponder {
             }
             guard event.sequence > sequence else { continue }
             let tiles = event.tiles.map { "\($0.z)/\($0.x)/\($0.y)" }
-            try await writer.write(ByteBuffer(string: Self.event("change", id: event.sequence, data: [
-                "sequence": event.sequence, "generation": event.generation, "ids": event.ids, "tiles": tiles,
-            ])))
+            let data = EventData.Change(generation: event.generation, ids: event.ids, sequence: event.sequence,
+                                        tiles: tiles)
+            try await writer.write(ByteBuffer(string: Self.event("change", id: event.sequence, data: data)))
         }
     }
 
@@ -95,9 +94,9 @@ extension RouteTilesResponder {
     }
 
     /// One event in the text/event-stream format: `event`, `id` and one `data` line of JSON.
-    static func event(_ name: String, id: Int64, data: [String: Any]) -> String {
-        let json = (try? JSONSerialization.data(withJSONObject: data, options: [.sortedKeys, .withoutEscapingSlashes]))
-            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    static func event<Data: Encodable>(_ name: String, id: Int64, data: Data) -> String {
+        // Integers and strings only: the encoding cannot fail.
+        let json = (try? JSONBody.bytes(data)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return "event: \(name)\nid: \(id)\ndata: \(json)\n\n"
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -12,15 +11,22 @@ enum HTTPAnswers {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    static func json(_ object: Any, status: HTTPResponse.Status = .ok) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-            ?? Data("{}".utf8)
-        return bytes(Array(data) + [0x0a], status: status, contentType: "application/json")
+    /// `body` as JSON (`JSONBody`), with a final newline; a body that cannot be encoded (a number that is not
+    /// finite) is a 500 that says so.
+    static func json<Body: Encodable>(_ body: Body, status: HTTPResponse.Status = .ok,
+                                      contentType: String = "application/json") -> Response {
+        do {
+            return bytes(try JSONBody.bytes(body) + [0x0a], status: status, contentType: contentType)
+        } catch {
+            return Self.error(.internalServerError, "cannot encode the answer (\(Body.self)): \(error)")
+        }
     }
 
-    /// An error as `{"error": message}` with the status.
+    /// An error as `{"error": message}` (`ErrorAnswer`) with the status.
     static func error(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {
-        var response = json(["error": message], status: status)
+        // An object of one string member: its encoding cannot fail, so no path leads back to `json`.
+        var response = bytes((try? JSONBody.bytes(ErrorAnswer(error: message))).map { $0 + [0x0a] } ?? Array("{}\n".utf8),
+                             status: status, contentType: "application/json")
         for field in headers { response.headers.append(field) }
         return response
     }

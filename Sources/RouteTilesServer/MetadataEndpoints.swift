@@ -32,29 +32,26 @@ extension RouteTilesResponder {
 
     /// `GET /health`.
     func health() -> Response {
-        var body: [String: Any] = ["status": "ok"]
+        let usage = state.tiles.cache.usage
+        var body = HealthAnswer(status: "ok", cache: HealthAnswer.Cache(tiles: usage.tiles, bytes: usage.bytes))
         if case let .live(sync) = state.tiles.backend {
             let snapshot = sync.routes.snapshot
-            body["routes"] = snapshot.routeCount
-            body["points"] = snapshot.pointCount
-            body["generation"] = snapshot.generation
-            body["covers_pending"] = sync.routes.routesWithoutCover
+            body.routes = snapshot.routeCount
+            body.points = snapshot.pointCount
+            body.generation = snapshot.generation
+            body.coversPending = sync.routes.routesWithoutCover
             let status = sync.status
-            var store: [String: Any] = [
-                "name": sync.store.displayName, "durable": sync.store.isDurable, "reachable": status.reachable,
-                "applied_sequence": status.applied, "newest_sequence": status.newest,
-                "lag": max(0, status.newest - status.applied), "reconnects": status.reconnects,
-                "bad_rows": status.badRows,
-            ]
-            if let error = status.lastError { store["error"] = error }
+            var store = HealthAnswer.Store(
+                name: sync.store.displayName, durable: sync.store.isDurable, reachable: status.reachable,
+                appliedSequence: status.applied, newestSequence: status.newest,
+                lag: max(0, status.newest - status.applied), reconnects: status.reconnects, badRows: status.badRows,
+                error: status.lastError)
             if !sync.store.isDurable, state.configuration.writeToken != nil {
-                store["warning"] = "writes are kept in memory only and are lost when the server stops"
+                store.warning = "writes are kept in memory only and are lost when the server stops"
             }
-            body["store"] = store
-            if !status.reachable { body["status"] = "degraded" }
+            body.store = store
+            if !status.reachable { body.status = "degraded" }
         }
-        let usage = state.tiles.cache.usage
-        body["cache"] = ["tiles": usage.tiles, "bytes": usage.bytes]
         return HTTPAnswers.json(body)
     }
 
@@ -63,14 +60,14 @@ extension RouteTilesResponder {
     /// as the process serves at all: a store outage is no reason to restart a server.
     func readiness() -> Response {
         if case let .live(sync) = state.tiles.backend, !sync.status.reachable {
-            var response = HTTPAnswers.json([
-                "status": "unavailable",
-                "reason": "the route store (\(sync.store.displayName)) cannot be reached: \(sync.status.lastError ?? "no answer")",
-            ], status: .serviceUnavailable)
+            var response = HTTPAnswers.json(ProbeAnswer(
+                status: "unavailable",
+                reason: "the route store (\(sync.store.displayName)) cannot be reached: \(sync.status.lastError ?? "no answer")"),
+                status: .serviceUnavailable)
             response.headers[.retryAfter] = String(state.configuration.retryAfterSeconds)
             return response
         }
-        return HTTPAnswers.json(["status": "ready"])
+        return HTTPAnswers.json(ProbeAnswer(status: "ready"))
     }
 
     /// `GET /metrics`: Prometheus text exposition.
@@ -88,7 +85,7 @@ extension RouteTilesResponder {
     }
 
     /// `GET /assets/NAME`: a file of `--assets`, with no way out of that folder.
-    func asset(_ name: Substring, head: Bool) -> Response {
+    func asset(_ name: Substring) -> Response {
         guard let folder = state.configuration.assetsDirectory else {
             return HTTPAnswers.error(.notFound, "no assets folder is configured (--assets)")
         }
@@ -100,9 +97,8 @@ extension RouteTilesResponder {
         guard let data = FileManager.default.contents(atPath: path) else {
             return HTTPAnswers.error(.notFound, "no such asset: \(name)")
         }
-        let response = HTTPAnswers.bytes(Array(data), contentType: Self.mediaType(of: path),
-                                          headers: [.cacheControl: "public, max-age=3600"])
-        return head ? HTTPAnswers.head(of: response) : response
+        return HTTPAnswers.bytes(Array(data), contentType: Self.mediaType(of: path),
+                                 headers: [.cacheControl: "public, max-age=3600"])
     }
 
     static func mediaType(of path: String) -> String {

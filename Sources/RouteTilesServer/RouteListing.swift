@@ -27,20 +27,19 @@ final class RouteListing: Sendable {
     /// The listing as JSON: `{"generation": g, "routes": [...]}`; only the entries of `keys` (and of the routes
     /// whose steps are among them) when it is given.
     /// The positions of routes are read from the store (the live set does not keep them), only for the summaries
-    /// not kept yet and for steps; throws what the store throws.
+    /// not kept yet and for steps; throws what the store throws, and an encoding error for a length that is not a
+    /// finite number.
     func body(of sync: LiveRouteSync, keys: Set<String>?) async throws -> [UInt8] {
         let (generation, routes) = sync.routes.keyedRoutesWithoutPositions
         if keys == nil, let cached = cached.withLock({ $0 }), cached.generation == generation { return cached.body }
         let entries = try await self.entries(of: routes, sync: sync, keys: keys)
-        let object: [String: Any] = ["generation": generation, "routes": entries]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])) ?? Data("{}".utf8)
-        let body = Array(data) + [0x0a]
+        let body = try JSONBody.bytes(RouteListAnswer(generation: generation, routes: entries)) + [0x0a]
         if keys == nil { cached.withLock { $0 = Cached(generation: generation, body: body) } }
         return body
     }
 
     private func entries(of routes: [(key: String, route: Route)], sync: LiveRouteSync,
-                         keys: Set<String>?) async throws -> [[String: Any]] {
+                         keys: Set<String>?) async throws -> [RouteListAnswer.Entry] {
         let defaultLayer = sync.routes.options.layerName
         // The readers write each route's steps and maneuvers just before the route: a step's route is the nearest
         // later directions route with its `route_index`. Found walking backwards.
@@ -56,9 +55,9 @@ final class RouteListing: Sendable {
                 nextDirections[routeIndex] = key
             }
         }
-        var entries: [[String: Any]] = []
+        var entries: [RouteListAnswer.Entry] = []
         var entryIndex: [String: Int] = [:]
-        var steps: [String: [Int64: [String: Any]]] = [:]
+        var steps: [String: [Int64: RouteListAnswer.Step]] = [:]
         var stepKeys: [String: [String]] = [:]
         var fresh: [String: (version: Int64, summary: RouteSummary)] = [:]
         let known = summaries.withLock { $0 }
@@ -79,7 +78,7 @@ final class RouteListing: Sendable {
         }
         for (position, (key, route)) in routes.enumerated() {
             if let parent = parentOf[position], let index = Self.integer(route.properties, "index") {
-                var step = steps[parent]?[index] ?? ["index": index]
+                var step = steps[parent]?[index] ?? RouteListAnswer.Step(index: index)
                 Self.merge(stored[key]?.route ?? route, into: &step)
                 steps[parent, default: [:]][index] = step
                 stepKeys[parent, default: []].append(key)
@@ -97,16 +96,13 @@ final class RouteListing: Sendable {
             } else {
                 summary = RouteSummary(of: route)
             }
-            var entry: [String: Any] = [
-                "id": key, "fid": ProjectedRouteSet.featureID(for: route.id, index: 0), "layer": route.layer ?? defaultLayer,
-                "kind": route.kind == .point ? "point" : "line",
-                "length_m": (summary.lengthMetres * 10).rounded() / 10, "points": summary.pointCount,
-            ]
-            if let name = summary.name { entry["name"] = name }
-            if let duration = summary.durationSeconds { entry["duration_s"] = duration }
-            if let bounds = summary.bounds { entry["bbox"] = bounds.map { ($0 * 1e6).rounded() / 1e6 } }
+            var entry = RouteListAnswer.Entry(
+                id: key, fid: ProjectedRouteSet.featureID(for: route.id, index: 0), layer: route.layer ?? defaultLayer,
+                kind: route.kind == .point ? "point" : "line", name: summary.name,
+                lengthMetres: (summary.lengthMetres * 10).rounded() / 10, durationSeconds: summary.durationSeconds,
+                points: summary.pointCount, bbox: summary.bounds.map { $0.map { ($0 * 1e6).rounded() / 1e6 } })
             if let colour = route.properties.first(where: { $0.key == "color" }), case let .string(s) = colour.value {
-                entry["color"] = s
+                entry.color = s
             }
             entryIndex[key] = entries.count
             entries.append(entry)
@@ -114,7 +110,7 @@ final class RouteListing: Sendable {
         summaries.withLock { $0 = fresh }
         for (parent, byIndex) in steps {
             guard let at = entryIndex[parent] else { continue }
-            entries[at]["steps"] = byIndex.keys.sorted().compactMap { byIndex[$0] }
+            entries[at].steps = byIndex.keys.sorted().compactMap { byIndex[$0] }
         }
         guard let keys else { return entries }
         var wanted = Set(keys.compactMap { entryIndex[$0] })
@@ -125,16 +121,16 @@ final class RouteListing: Sendable {
     }
 
     /// Adds what a step line or a maneuver point tells of a step.
-    private static func merge(_ route: Route, into step: inout [String: Any]) {
-        for property in route.properties where ["instruction", "name", "distance_m", "duration_s", "type", "modifier", "bearing"].contains(property.key) {
-            step[property.key] = RouteGeoJSON.json(property.value)
+    private static func merge(_ route: Route, into step: inout RouteListAnswer.Step) {
+        for property in route.properties where RouteListAnswer.Step.propertyKeys.contains(property.key) {
+            step.told[property.key] = PropertyJSON(property.value)
         }
         if route.kind == .point, let position = route.parts.first?.first {
-            step["location"] = [position.longitude, position.latitude]
+            step.location = [position.longitude, position.latitude]
         } else if let bounds = RouteSummary(of: route).bounds {
-            step["bbox"] = bounds
-            if step["location"] == nil, let first = route.parts.first?.first {
-                step["location"] = [first.longitude, first.latitude]
+            step.bbox = bounds
+            if step.location == nil, let first = route.parts.first?.first {
+                step.location = [first.longitude, first.latitude]
             }
         }
     }

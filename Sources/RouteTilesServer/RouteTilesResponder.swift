@@ -6,8 +6,9 @@ import RouteTiles
 
 /// The server's one responder: dispatches on the path, adds CORS headers, counts and logs every response.
 ///
-/// A hand-written dispatch rather than Hummingbird's trie router: the paths are few and fixed, and the tile path is
-/// the hot one, answered with one prefix test and three integer parses.
+/// Requests go by `DispatchTable.api` (method and path pattern → handler, the operations `openapi.json` describes)
+/// rather than Hummingbird's trie router: the paths are few and fixed, the table computes `Allow` for a 405, and
+/// the tile path, the hot one, is its first entry: one prefix test, then three integer parses.
 public struct RouteTilesResponder: HTTPResponder {
     public typealias Context = BasicRequestContext
 
@@ -61,43 +62,14 @@ public struct RouteTilesResponder: HTTPResponder {
         }
     }
 
+    /// `OPTIONS` on any path is a CORS preflight; every other request goes by `DispatchTable.api`.
     private func dispatch(_ request: Request, path: String) async -> Response {
         if request.method == .options { return preflight() }
-        if path.hasPrefix("/tiles/") {
-            guard request.method == .get || request.method == .head else { return notAllowed("GET, HEAD") }
-            return await tile(request, path: path.dropFirst("/tiles/".count))
+        switch DispatchTable.api.resolve(request.method, path[...]) {
+        case let .operation(operation, parameters): return await operation.handler(self, request, parameters)
+        case let .methodNotAllowed(allow): return notAllowed(allow)
+        case .notFound: return HTTPAnswers.error(.notFound, "no such resource: \(path)")
         }
-        if path == "/routes" || path.hasPrefix("/routes/") {
-            return await routes(request, path: path)
-        }
-        if path == "/events" {
-            guard request.method == .get else { return notAllowed("GET") }
-            return await events(request)
-        }
-        if path.hasPrefix("/assets/") {
-            guard request.method == .get || request.method == .head else { return notAllowed("GET, HEAD") }
-            return asset(path.dropFirst("/assets/".count), head: request.method == .head)
-        }
-        let page: (() -> Response)?
-        switch path {
-        case "/", "/index.html": page = { viewer() }
-        case "/tiles.json": page = { tileJSON(request) }
-        case "/style.json": page = { style(request) }
-        case "/viewer.js": page = { HTTPAnswers.bytes(ViewerFiles.script, contentType: "text/javascript; charset=utf-8",
-                                                      headers: [.cacheControl: "no-cache"]) }
-        case "/viewer.css": page = { HTTPAnswers.bytes(ViewerFiles.stylesheet, contentType: "text/css; charset=utf-8",
-                                                       headers: [.cacheControl: "no-cache"]) }
-        case "/health": page = { health() }
-        case "/health/live": page = { HTTPAnswers.json(["status": "ok"]) }
-        case "/health/ready": page = { readiness() }
-        case "/metrics": page = { metricsText() }
-        case "/favicon.ico": page = { HTTPAnswers.empty(.noContent, headers: [.cacheControl: "public, max-age=86400"]) }
-        default: page = nil
-        }
-        guard let page else { return HTTPAnswers.error(.notFound, "no such resource: \(path)") }
-        guard request.method == .get || request.method == .head else { return notAllowed("GET, HEAD") }
-        let response = page()
-        return request.method == .head ? HTTPAnswers.head(of: response) : response
     }
 
     private func preflight() -> Response {

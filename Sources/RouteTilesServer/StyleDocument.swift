@@ -16,8 +16,8 @@ enum StyleDocument {
     /// (`map.addImage`, as the viewer does on `styleimagemissing`), since the style has no sprite.
     static let headingImage = "routetiles-heading"
 
-    static func make(metadata: TilesetMetadata, baseURL: String, positionLayer: String? = nil) -> [String: Any] {
-        var layers: [[String: Any]] = [
+    static func make(metadata: TilesetMetadata, baseURL: String, positionLayer: String? = nil) -> JSONLiteral {
+        var layers: [JSONLiteral] = [
             ["id": "background", "type": "background", "paint": ["background-color": "#f8fafc"]],
         ]
         for layer in metadata.layers {
@@ -27,68 +27,68 @@ enum StyleDocument {
             }
             if pointLayers.contains(layer.id) {
                 layers.append([
-                    "id": "\(layer.id)-points", "type": "circle", "source": "routes", "source-layer": layer.id,
+                    "id": "\(layer.id)-points", "type": "circle", "source": "routes", "source-layer": .string(layer.id),
                     "minzoom": 12,
                     "paint": ["circle-radius": ["interpolate", ["linear"], ["zoom"], 12, 2, 18, 7],
-                              "circle-color": "#ffffff", "circle-stroke-color": casingColor, "circle-stroke-width": 1.5],
+                              "circle-color": "#ffffff", "circle-stroke-color": .string(casingColor), "circle-stroke-width": 1.5],
                 ])
                 continue
             }
-            let colour: [Any] = ["coalesce", ["to-color", ["get", "color"], defaultColor], defaultColor]
+            let colour: JSONLiteral = ["coalesce", ["to-color", ["get", "color"], .string(defaultColor)], .string(defaultColor)]
             layers.append([
-                "id": "\(layer.id)-casing", "type": "line", "source": "routes", "source-layer": layer.id,
+                "id": "\(layer.id)-casing", "type": "line", "source": "routes", "source-layer": .string(layer.id),
                 "layout": ["line-join": "round", "line-cap": "round"],
-                "paint": ["line-color": ["case", selected, selectedCasingColor, casingColor] as [Any],
-                          "line-opacity": ["case", selected, 1, 0.85] as [Any],
+                "paint": ["line-color": ["case", selected, .string(selectedCasingColor), .string(casingColor)],
+                          "line-opacity": ["case", selected, 1, 0.85],
                           "line-width": widths([(4, 2.5), (10, 5), (14, 9), (18, 22)], selectedBy: 2.2)],
             ])
             layers.append([
-                "id": "\(layer.id)-line", "type": "line", "source": "routes", "source-layer": layer.id,
+                "id": "\(layer.id)-line", "type": "line", "source": "routes", "source-layer": .string(layer.id),
                 "layout": ["line-join": "round", "line-cap": "round"],
                 "paint": ["line-color": colour, "line-width": widths([(4, 1.2), (10, 3), (14, 6), (18, 16)], selectedBy: 1.5)],
             ])
         }
         return [
             "version": 8,
-            "name": metadata.name.isEmpty ? "routes" : metadata.name,
-            "center": Array(metadata.center.prefix(2)),
-            "zoom": metadata.center.count > 2 ? metadata.center[2] : Double(metadata.minZoom),
-            "sources": ["routes": ["type": "vector", "url": baseURL + "/tiles.json"]],
-            "layers": layers,
+            "name": .string(metadata.name.isEmpty ? "routes" : metadata.name),
+            "center": .array(metadata.center.prefix(2).map(JSONLiteral.number)),
+            "zoom": .number(metadata.center.count > 2 ? metadata.center[2] : Double(metadata.minZoom)),
+            "sources": ["routes": ["type": "vector", "url": .string(baseURL + "/tiles.json")]],
+            "layers": .array(layers),
         ]
     }
 
     /// Where each live route is now: a dot at every zoom, and from zoom 10 an arrow turned to its bearing (an
     /// image the client provides, `headingImage`).
-    private static func positionLayers(_ id: String) -> [[String: Any]] {
+    private static func positionLayers(_ id: String) -> [JSONLiteral] {
         [
             [
-                "id": "\(id)-dot", "type": "circle", "source": "routes", "source-layer": id,
+                "id": "\(id)-dot", "type": "circle", "source": "routes", "source-layer": .string(id),
                 "paint": ["circle-radius": ["interpolate", ["linear"], ["zoom"], 4, 3, 14, 7],
-                          "circle-color": ["case", selected, selectedCasingColor, casingColor] as [Any],
+                          "circle-color": ["case", selected, .string(selectedCasingColor), .string(casingColor)],
                           "circle-stroke-color": "#ffffff", "circle-stroke-width": 2],
             ],
             [
-                "id": "\(id)-heading", "type": "symbol", "source": "routes", "source-layer": id, "minzoom": 10,
+                "id": "\(id)-heading", "type": "symbol", "source": "routes", "source-layer": .string(id), "minzoom": 10,
                 "filter": ["has", "bearing"],
-                "layout": ["icon-image": headingImage, "icon-rotate": ["get", "bearing"],
+                "layout": ["icon-image": .string(headingImage), "icon-rotate": ["get", "bearing"],
                            "icon-rotation-alignment": "map", "icon-allow-overlap": true, "icon-ignore-placement": true,
-                           "icon-size": ["interpolate", ["linear"], ["zoom"], 10, 0.6, 16, 1] as [Any]],
+                           "icon-size": ["interpolate", ["linear"], ["zoom"], 10, 0.6, 16, 1]],
             ],
         ]
     }
 
     /// `["boolean", ["feature-state", "selected"], false]`.
-    private static var selected: [Any] { ["boolean", ["feature-state", "selected"], false] }
+    private static var selected: JSONLiteral { ["boolean", ["feature-state", "selected"], false] }
 
     /// `["interpolate", ["exponential", 1.5], ["zoom"], z1, w1, …]`, each width `factor` times wider for a
     /// selected feature.
-    private static func widths(_ stops: [(Int, Double)], selectedBy factor: Double) -> [Any] {
-        var expression: [Any] = ["interpolate", ["exponential", 1.5], ["zoom"]]
+    private static func widths(_ stops: [(Int, Double)], selectedBy factor: Double) -> JSONLiteral {
+        var expression: [JSONLiteral] = ["interpolate", ["exponential", 1.5], ["zoom"]]
         for (zoom, width) in stops {
-            expression.append(zoom)
-            expression.append(["case", selected, (width * factor * 10).rounded() / 10, width] as [Any])
+            expression.append(.integer(zoom))
+            expression.append(["case", selected, .number((width * factor * 10).rounded() / 10), .number(width)])
         }
-        return expression
+        return .array(expression)
     }
 }

@@ -13,15 +13,31 @@ enum ViewerPage {
     static func html(mapLibreURL: String, title: String, basemap: String?, live: Bool, baseHref: String? = nil) -> String {
         var base = mapLibreURL
         while base.hasSuffix("/") { base.removeLast() }
-        let config: [String: Any] = ["title": title, "basemap": basemap.map { $0 as Any } ?? NSNull(), "live": live]
-        let json = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys, .withoutEscapingSlashes]))
-            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let config = Config(title: title, basemap: basemap, live: live)
+        let json = (try? JSONBody.bytes(config)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return ViewerFiles.page.filled([
             "base": baseHref.map { "<base href=\"\(escape($0))\">\n" } ?? "",
             "title": escape(title),
             "maplibre": escape(base),
             "config": scriptSafe(json),
         ])
+    }
+
+    /// The page's `#routetiles-config`: the title, the basemap's style URL (null for none) and whether the routes
+    /// can change.
+    struct Config: Encodable {
+        var title: String
+        var basemap: String?
+        var live: Bool
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(title, forKey: .title)
+            try container.encode(basemap, forKey: .basemap)  // null, not absent: the script tests for null
+            try container.encode(live, forKey: .live)
+        }
+
+        enum CodingKeys: String, CodingKey { case title, basemap, live }
     }
 
     static func escape(_ s: String) -> String {

@@ -36,6 +36,28 @@ import Testing
         })
     }
 
+    /// One segment across a continent (a live fix far from the last one) is covered along the segment: tiles its
+    /// bounding box meets but the segment misses are not descended into. Before, every tile of the box was cut at
+    /// every zoom, which at z14 took hours; the time limit catches that.
+    @Test(.timeLimit(.minutes(1))) func coverOfOneLongSegmentFollowsTheSegment() throws {
+        let line = [Coordinate(longitude: -9.14, latitude: 38.72), Coordinate(longitude: 37.62, latitude: 55.75)]
+        let tiler = RouteTiler(routes: [Route(id: .number(1), properties: [], parts: [line])],
+                               options: Sample.options(minZoom: 0, maxZoom: 14))
+        let cover = tiler.cover()
+        let box = BoundingBox(west: -9.14, south: 38.72, east: 37.62, north: 55.75)
+        #expect(cover.filter { $0.z == 14 }.count * 100 < box.tileCount(zoom: 14))
+        // At z8, exactly the tiles the engine draws the segment in.
+        let range = box.tileRange(zoom: 8)
+        var drawn = Set<TileID>()
+        for x in range.x.lowerBound - 1...range.x.upperBound + 1 {
+            for y in range.y.lowerBound - 1...range.y.upperBound + 1 where try tiler.tile(z: 8, x: x, y: y) != nil {
+                drawn.insert(TileID(z: 8, x: x, y: y))
+            }
+        }
+        #expect(!drawn.isEmpty)
+        #expect(cover.filter { $0.z == 8 } == drawn)
+    }
+
     @Test func boundingBoxTilesAndErrors() throws {
         let box = try BoundingBox(parsing: "2.2,48.8,2.4,48.9")
         // Paris at z10: columns 518–518 and rows 352–352 (tile 10/518/352 holds the centre).

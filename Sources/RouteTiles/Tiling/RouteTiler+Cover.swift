@@ -7,6 +7,12 @@ extension RouteTiler {
     }
 
     /// The tiles in which the segments of `spans` (world-copy spans that meet the root tile) have a feature.
+    ///
+    /// A tile the spans are cut in without a feature is not descended into: the spans reach a tile's children
+    /// because their bounding boxes meet it, but a cut without a feature means no segment meets its buffered box
+    /// (a route that touches a tile always has a feature there), and its children's boxes lie within it. Without
+    /// that, one long diagonal segment (a fix thousands of kilometres from the last, as a client may send) had
+    /// every tile of its bounding box cut, at every zoom: hours, with the live set's lock held.
     func cover(of spans: [SegmentSpan], zooms wanted: ClosedRange<Int>) -> Set<TileID> {
         let deepest = min(options.maxZoom, wanted.upperBound)
         var out = Set<TileID>()
@@ -21,7 +27,8 @@ extension RouteTiler {
             let tile = task.tile
             if tile.z >= options.minZoom && wanted.contains(tile.z) {
                 if layer.featureCount >= 256 { layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent)) }
-                if cutter.cut(tile, spans: task.spans, into: &layer) > 0 { out.insert(tile) }
+                guard cutter.cut(tile, spans: task.spans, into: &layer) > 0 else { continue }
+                out.insert(tile)
             }
             guard tile.z < deepest else { continue }
             let children = SpanFilter.split(task.spans, of: tile, options: options, in: projected)

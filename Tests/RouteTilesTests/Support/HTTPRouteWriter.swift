@@ -196,14 +196,14 @@ final class HTTPRouteWriter: @unchecked Sendable {
 
     /// A route as the GeoJSON Feature a client sends.
     static func feature(_ route: Route) -> [UInt8] {
-        let data = (try? JSONSerialization.data(withJSONObject: RouteGeoJSON.feature(route), options: [.sortedKeys])) ?? Data()
-        return Array(data)
+        (try? JSONBody.bytes(RouteFeature(route))) ?? []
     }
 
     /// Routes as a GeoJSON FeatureCollection file, in order.
     static func featureCollection(_ routes: [Route]) -> [UInt8] {
-        let object: [String: Any] = ["type": "FeatureCollection", "features": routes.map(RouteGeoJSON.feature)]
-        return Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
+        let features = routes.map { (try? JSONBody.bytes(RouteFeature($0))) ?? [] }
+        return Array(#"{"type":"FeatureCollection","features":["#.utf8) + Array(features.joined(separator: [UInt8(ascii: ",")]))
+            + Array("]}".utf8)
     }
 }
 

@@ -1,0 +1,35 @@
+/// The `data` of the events of `GET /events`, one JSON object each (`HelloEvent`, `ResyncEvent` and `ChangeEvent`
+/// in `openapi.json`).
+enum EventData {
+    /// `hello`: where the server is when the stream opens.
+    struct Hello: Encodable, Sendable {
+        var generation: UInt64
+        var sequence: Int64
+    }
+
+    /// `resync`, instead of `hello` when `Last-Event-ID` is behind: the routes changed since, or null when the
+    /// store's feed cannot tell (then a client refreshes everything).
+    struct Resync: Encodable, Sendable {
+        var generation: UInt64
+        var ids: [String]?
+        var sequence: Int64
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(generation, forKey: .generation)
+            try container.encode(ids, forKey: .ids)  // null, not absent: "refresh everything"
+            try container.encode(sequence, forKey: .sequence)
+        }
+
+        enum CodingKeys: String, CodingKey { case generation, ids, sequence }
+    }
+
+    /// `change`: one application of the store's feed, with the routes it changed and the tiles (`z/x/y`) whose
+    /// content changed.
+    struct Change: Encodable, Sendable {
+        var generation: UInt64
+        var ids: [String]
+        var sequence: Int64
+        var tiles: [String]
+    }
+}

@@ -1,0 +1,57 @@
+import RouteTiles
+
+/// `GET /routes/{id}`: a stored route as a GeoJSON Feature (`RouteFeature` in `openapi.json`): its id, its
+/// properties (with `geodesic: true` for a great-circle route) and a LineString, or a MultiLineString for a route
+/// of several parts.
+struct RouteFeature: Encodable, Sendable {
+    var route: Route
+
+    init(_ route: Route) {
+        self.route = route
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    private struct Geometry: Encodable {
+        var type: String
+        var coordinates: Coordinates
+    }
+
+    private enum Coordinates: Encodable {
+        case line([[Double]])
+        case lines([[[Double]]])
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case let .line(positions): try container.encode(positions)
+            case let .lines(parts): try container.encode(parts)
+            }
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode("Feature", forKey: Key(stringValue: "type"))
+        switch route.id {
+        case let .number(n)?: try container.encode(n, forKey: Key(stringValue: "id"))
+        case let .string(s)?: try container.encode(s, forKey: Key(stringValue: "id"))
+        case nil: break
+        }
+        var properties = container.nestedContainer(keyedBy: Key.self, forKey: Key(stringValue: "properties"))
+        for property in route.properties where !(route.geodesic && property.key == "geodesic") {
+            try properties.encode(PropertyJSON(property.value), forKey: Key(stringValue: property.key))
+        }
+        if route.geodesic { try properties.encode(true, forKey: Key(stringValue: "geodesic")) }
+        let lines = route.parts.map { part in part.map { [$0.longitude, $0.latitude] } }
+        let geometry = lines.count == 1
+            ? Geometry(type: "LineString", coordinates: .line(lines[0]))
+            : Geometry(type: "MultiLineString", coordinates: .lines(lines))
+        try container.encode(geometry, forKey: Key(stringValue: "geometry"))
+    }
+}

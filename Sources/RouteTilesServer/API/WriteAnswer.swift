@@ -1,0 +1,29 @@
+import RouteTiles
+
+/// The answer to a write that was committed and applied (`WriteAnswer` in `openapi.json`): 201 for
+/// `POST /routes`, 200 for the others.
+///
+/// Written member by member (`JSONObjectWriter`) rather than through `JSONEncoder`: a fleet's appends are answered
+/// thousands of times a second, and the keys are already in the sorted order `JSONBody` would give them.
+struct WriteAnswer: Sendable {
+    /// The live set's generation after the change.
+    var generation: UInt64
+    /// The routes written.
+    var ids: [String]
+    /// Of `invalidatedTiles`, how many were cached (and dropped).
+    var invalidatedCachedTiles: Int
+    /// The tiles whose content changed, at every zoom, in the commit that carried the write.
+    var invalidatedTiles: Int
+    /// The store's sequence number of the write's last change.
+    var sequence: Int64?
+
+    var json: [UInt8] {
+        var body = JSONObjectWriter()
+        body.integer("generation", generation)
+        body.strings("ids", ids)
+        body.integer("invalidated_cached_tiles", invalidatedCachedTiles)
+        body.integer("invalidated_tiles", invalidatedTiles)
+        if let sequence { body.integer("sequence", sequence) }
+        return body.finished + [0x0a]
+    }
+}

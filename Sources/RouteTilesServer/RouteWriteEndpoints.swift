@@ -1,0 +1,105 @@
+import Hummingbird
+import RouteTiles
+
+/// The writes of single routes: `POST /routes`, `PUT` and `DELETE /routes/{id}`, `POST /routes/{id}/points`. Each
+/// needs the write token (`authorize`), is committed to the route store, and is answered once committed.
+extension RouteTilesResponder {
+    /// `POST /routes`: routes in any format `build` reads; 201.
+    func createRoutes(_ request: Request) async -> Response {
+        await write(request, created: true) { body in
+            let routes = try routes(in: body, contentType: request.headers[.contentType])
+            guard !routes.isEmpty else { throw BodyProblem("the body holds no route") }
+            return .put(routes)
+        }
+    }
+
+    /// `PUT /routes/{id}`: exactly one route, which takes the id of the path.
+    func replaceRoute(_ request: Request, key: String) async -> Response {
+        await write(request) { body in
+            let routes = try routes(in: body, contentType: request.headers[.contentType])
+            guard routes.count == 1, let route = routes.first else {
+                throw BodyProblem("PUT /routes/\(key) takes exactly one route; the body has \(routes.count)")
+            }
+            return .replace(key: key, route: route)
+        }
+    }
+
+    /// `DELETE /routes/{id}`.
+    func deleteRoute(_ request: Request, key: String) async -> Response {
+        guard let sync = liveRoutes else { return tilesetRefusal }
+        if let refusal = authorize(request) { return refusal }
+        return await commit(.remove(key: key), to: sync, created: false)
+    }
+
+    /// `POST /routes/{id}/points`: `[[lon, lat], …]` appended to the route's last part.
+    func appendToRoute(_ request: Request, key: String) async -> Response {
+        await write(request) { body in
+            .append(key: key, points: try PositionListReader.read(body, file: "request body"))
+        }
+    }
+
+    /// A write made from the request's body: authorised, the body read within the limit and turned into the
+    /// write by `make` (whose errors are 400s), then committed.
+    private func write(_ request: Request, created: Bool = false,
+                       _ make: ([UInt8]) throws -> RouteWrite) async -> Response {
+        guard let sync = liveRoutes else { return tilesetRefusal }
+        if let refusal = authorize(request) { return refusal }
+        let body: [UInt8]
+        switch await readBody(request) {
+        case let .success(bytes): body = bytes
+        case let .failure(refusal): return refusal.response
+        }
+        let write: RouteWrite
+        do {
+            write = try make(body)
+        } catch {
+            return HTTPAnswers.error(.badRequest, "\(error)")
+        }
+        return await commit(write, to: sync, created: created)
+    }
+
+    /// Commits `write` and answers with what it changed (`WriteAnswer`), 202 when committed but not applied here
+    /// yet, or 503 when the store did not confirm it.
+    private func commit(_ write: RouteWrite, to sync: LiveRouteSync, created: Bool) async -> Response {
+        let outcome: LiveRouteSync.WriteOutcome
+        do {
+            outcome = try await sync.write(write)
+        } catch {
+            // Not committed, or not known to be: never acknowledged. The client tries again.
+            return HTTPAnswers.error(.serviceUnavailable,
+                                     "the route store (\(sync.store.displayName)) did not confirm the write, so it is not acknowledged: \(error); "
+                                        + "try again (if it was committed after all, the store's feed brings it)",
+                                     headers: [.retryAfter: String(state.configuration.retryAfterSeconds)])
+        }
+        switch outcome {
+        case let .notFound(key):
+            return HTTPAnswers.error(.notFound, "no route \(key)")
+        case let .notALine(key):
+            return HTTPAnswers.error(.conflict, Self.notALine(key))
+        case let .applied(change, keys, sequences):
+            let answer = WriteAnswer(
+                generation: change.generation, ids: keys,
+                invalidatedCachedTiles: state.cachedInvalidations(generation: change.generation) ?? 0,
+                invalidatedTiles: change.invalidated.count, sequence: sequences?.upperBound)
+            return HTTPAnswers.bytes(answer.json, status: created ? .created : .ok, contentType: "application/json")
+        case let .committedNotApplied(keys, sequences, error):
+            // Committed, so acknowledged; this server applies it from the feed once the store answers again.
+            return HTTPAnswers.json(WriteAcknowledgedAnswer(ids: keys, error: error, sequence: sequences?.upperBound),
+                                    status: .accepted)
+        }
+    }
+
+    /// Why a route of points (a maneuver) cannot be appended to: 409.
+    static func notALine(_ key: String) -> String {
+        "route \(key) is a set of points (a maneuver); only lines can be extended"
+    }
+}
+
+/// A body that reads but does not make the write asked for: a 400 with this message.
+struct BodyProblem: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

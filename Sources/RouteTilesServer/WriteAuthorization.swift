@@ -1,0 +1,33 @@
+import Foundation
+import Hummingbird
+
+/// The bearer token every write needs (`bearerAuth` in `openapi.json`): `--write-token`, `--write-token-file` or
+/// `ROUTETILES_WRITE_TOKEN`.
+extension RouteTilesResponder {
+    /// Nil when the request may write; else the refusal: 403 with writes off or another token, 401 (with
+    /// `WWW-Authenticate`) without a bearer token.
+    func authorize(_ request: Request) -> Response? {
+        guard let token = state.configuration.writeToken else {
+            return HTTPAnswers.error(.forbidden, "writes are off; start the server with a write token (--write-token, "
+                + "--write-token-file or ROUTETILES_WRITE_TOKEN) to allow them")
+        }
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            return HTTPAnswers.error(.unauthorized, "this request needs 'Authorization: Bearer <token>'",
+                                     headers: [.wwwAuthenticate: "Bearer realm=\"routetiles\""])
+        }
+        let given = Array(header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces).utf8)
+        guard Self.constantTimeEqual(given, Array(token.utf8)) else {
+            return HTTPAnswers.error(.forbidden, "the bearer token is not the server's write token")
+        }
+        return nil
+    }
+
+    /// Compares in a time that does not depend on where the bytes differ.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        for i in 0..<max(a.count, b.count) {
+            difference |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
+        }
+        return difference == 0
+    }
+}
