@@ -8,8 +8,8 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     /// The public base URL of the server (behind a proxy or CDN), used in TileJSON; nil uses the request's Host.
     public var publicURL: String?
-    /// `Cache-Control` of tiles; nil: `liveCacheControl` for live routes, `staticCacheControl` for a finished tileset
-    /// or routes read from files.
+    /// `Cache-Control` of tiles; nil: `liveCacheControl` for routes that can change (a durable or shared store, or a
+    /// write token), `staticCacheControl` for a finished tileset or routes in memory that nothing can change.
     public var cacheControl: String?
     /// Live routes change at any moment: browsers keep a tile a few seconds, and a cache may answer with it for a
     /// few more while it asks again (with `If-None-Match`, answered 304 when nothing changed). A cache that is told

@@ -24,6 +24,8 @@ struct ServeCommand: AsyncParsableCommand {
             ROUTETILES_WRITE_TOKEN; the file and the variable keep it out of the process list. A write token, \
             however given, needs --store: a server would otherwise acknowledge writes it forgets when it stops \
             (--store memory says that this is wanted). \
+            With --purge URL (one per cache node), every tile a change altered is purged from the cache in front, \
+            off the write path, with retries (Varnish: Docs/varnish/routetiles.vcl). \
             SIGINT or SIGTERM stops the server after the requests in flight.
             """)
 
@@ -59,7 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Public base URL (behind a proxy or CDN) for the tile URLs in tiles.json. Default: from the request's Host.")
     var publicUrl: String?
 
-    @Option(help: ArgumentHelp("Cache-Control header of tiles. Default: '\(ServerConfiguration.liveCacheControl)' with --store (live routes), '\(ServerConfiguration.staticCacheControl)' for --tiles or route files.",
+    @Option(help: ArgumentHelp("Cache-Control header of tiles. Default: '\(ServerConfiguration.liveCacheControl)' for routes that can change (a --store file or database, or a write token); '\(ServerConfiguration.staticCacheControl)' otherwise (--tiles, route files).",
                                valueName: "value"))
     var cacheControl: String?
 
