@@ -67,12 +67,25 @@ let package = Package(
             "RouteTiles",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+        // Purges of changed tiles sent to the HTTP caches in front (Varnish PURGE, BAN as the fallback), off the write
+        // path. Apart from the server, so that an app embedding RouteTilesServer does not build an HTTP client.
+        .target(name: "RouteTilesPurge", dependencies: [
+            "RouteTiles",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The command-line shell over the core and the server.
         .executableTarget(name: "routetiles", dependencies: [
             "RouteTiles",
             "RouteTilesServer",
             "RouteTilesSeed",
+            "RouteTilesPurge",
             "RouteTilesPostgres",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -82,6 +95,7 @@ let package = Package(
             "RouteTiles",
             "RouteTilesServer",
             "RouteTilesSeed",
+            "RouteTilesPurge",
             "RouteTilesPostgres",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),

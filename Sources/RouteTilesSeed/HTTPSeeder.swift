@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import RouteTiles
 import Synchronization
 
@@ -50,12 +51,8 @@ public struct HTTPSeeder: Sendable {
             }
             while next < min(max(1, concurrency), todo.count) { startOne() }
             for await outcome in group {
-                report.retries += outcome.retries
-                if let status = outcome.status { report.statuses[status, default: 0] += 1 }
-                report.bytes += outcome.bytes
-                if let reason = outcome.failure {
-                    report.failed.append((outcome.tile, reason))
-                } else if let checkpoint {
+                report.add(outcome)
+                if outcome.failure == nil, let checkpoint {
                     do { try checkpoint.record(outcome.tile) } catch {
                         report.failed.append((outcome.tile, "checkpoint: \(error)"))
                     }
@@ -75,6 +72,7 @@ public struct HTTPSeeder: Sendable {
         var status: Int?
         var bytes = 0
         var retries = 0
+        var cacheHit = false
         var failure: String?
     }
 
@@ -99,6 +97,7 @@ public struct HTTPSeeder: Sendable {
                 } else {
                     outcome.status = status
                     outcome.bytes += body.readableBytes
+                    outcome.cacheHit = CacheHit.isHit(response.headers)
                     if !SeedReport.accepted.contains(status) {
                         outcome.failure = "HTTP \(status)"
                     } else if status == 200 && body.readableBytes == 0 {

@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import Logging
+import Metrics
 import RouteTiles
 import ServiceLifecycle
 
@@ -17,6 +18,17 @@ public struct RouteTilesServer: Sendable {
         self.configuration = configuration
         state = try ServerState(configuration: configuration, name: name, backend: backend, logger: logger)
     }
+
+    /// Calls `observer` with the tiles each change applied by this server invalidated (the tiles whose bytes
+    /// changed), whoever made the change: this server's writes, other replicas, SQL. Called in sequence order, on the
+    /// task that applies changes, so it must return at once (`CachePurger.purge` only queues them).
+    public func observeInvalidatedTiles(_ observer: @escaping @Sendable ([TileID]) -> Void) {
+        state.observeInvalidatedTiles(observer)
+    }
+
+    /// The factory of the metrics at `/metrics`: what a service beside the server (a `CachePurger`) records its
+    /// metrics through, so that they are served with the server's.
+    public var metricsFactory: any MetricsFactory { state.metrics.factory }
 
     /// The application, for running alone or in a service group. `onRunning` gets the bound port.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
@@ -38,17 +50,23 @@ public struct RouteTilesServer: Sendable {
         )
     }
 
-    /// The services to run together: the access log's flusher, the application, for live routes the follower of
-    /// the route store's changes, and last (so that it is shut down first) the closer of the `/events` streams.
-    public func services(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
-        Self.backgroundServices(state: state, application: application(onRunning: onRunning))
+    /// The services to run together: the access log's flusher, `alongside` (such as a `CachePurger`), the
+    /// application, for live routes the follower of the route store's changes, and last (so that it is shut down
+    /// first) the closer of the `/events` streams. Services are shut down in reverse order, so `alongside` stops
+    /// after the application and the follower, which may still hand it work.
+    public func services(alongside: [any Service] = [], onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        -> [any Service]
+    {
+        Self.backgroundServices(state: state, alongside: alongside, application: application(onRunning: onRunning))
     }
 
     /// The services around the application (`RouteTilesEndpoints.services` has them without it).
-    static func backgroundServices(state: ServerState, application: (any Service)? = nil) -> [any Service] {
+    static func backgroundServices(state: ServerState, alongside: [any Service] = [],
+                                   application: (any Service)? = nil) -> [any Service] {
         // The access log's flusher first, so that it is shut down last, after the requests' lines are written.
         var services: [any Service] = []
         if let accessLog = state.accessLog { services.append(AccessLogFlusher(log: accessLog)) }
+        services.append(contentsOf: alongside)
         if let application { services.append(application) }
         if case let .live(sync) = state.tiles.backend {
             services.append(StoreFollower(sync: sync))
@@ -58,10 +76,12 @@ public struct RouteTilesServer: Sendable {
         return services
     }
 
-    /// Runs until SIGINT or SIGTERM, then shuts down gracefully.
-    public func run(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    /// Runs, with `alongside`, until SIGINT or SIGTERM, then shuts down gracefully.
+    public func run(alongside: [any Service] = [], onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
+        async throws
+    {
         let group = ServiceGroup(configuration: .init(
-            services: services(onRunning: onRunning),
+            services: services(alongside: alongside, onRunning: onRunning),
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: state.logger))
         try await group.run()

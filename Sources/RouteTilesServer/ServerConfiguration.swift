@@ -8,8 +8,18 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     /// The public base URL of the server (behind a proxy or CDN), used in TileJSON; nil uses the request's Host.
     public var publicURL: String?
-    /// `Cache-Control` of tiles.
-    public var cacheControl = "public, max-age=60"
+    /// `Cache-Control` of tiles; nil: `liveCacheControl` for routes that can change (a durable or shared store, or a
+    /// write token), `staticCacheControl` for a finished tileset or routes in memory that nothing can change.
+    public var cacheControl: String?
+    /// Live routes change at any moment: browsers keep a tile a few seconds, and a cache may answer with it for a
+    /// few more while it asks again (with `If-None-Match`, answered 304 when nothing changed). A cache that is told
+    /// of changes (`serve --purge`) drops a changed tile at once; the short lifetime bounds what the others show.
+    public static let liveCacheControl = "public, max-age=5, stale-while-revalidate=15"
+    /// A finished tileset, or routes from files, change only when the server restarts with other files: a day.
+    public static let staticCacheControl = "public, max-age=86400, stale-while-revalidate=86400"
+    /// `Last-Modified` of the tiles of a finished tileset or of routes read from files (such as the tileset file's
+    /// modification time); nil: the time the server started. Live tiles have none (Docs/HTTP.md, "Tiles").
+    public var lastModified: Date?
     /// `Access-Control-Allow-Origin`; nil sends no CORS headers.
     public var corsOrigin: String? = "*"
     /// Bytes of compressed tiles kept in memory.

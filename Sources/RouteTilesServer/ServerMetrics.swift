@@ -7,7 +7,7 @@ import Synchronization
 /// `MetricsSystem`, so several servers can run in one process) and exposed at `/metrics`.
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
-    private let factory: PrometheusMetricsFactory
+    let factory: PrometheusMetricsFactory
     private let requestCounters = Mutex<[Int: Metrics.Counter]>([:])
     let cacheHits: Metrics.Counter
     let cacheMisses: Metrics.Counter

@@ -1,3 +1,5 @@
+import Foundation
+import HTTPTypes
 import Logging
 import NIOCore
 import RouteTiles
@@ -19,6 +21,10 @@ final class ServerState: Sendable {
     let routeListing = RouteListing()
     /// One line a request, buffered, when the log level is `info` or lower.
     let accessLog: AccessLog?
+    /// `Last-Modified` of every tile answer, for a backend that does not change; nil for live routes.
+    let tileLastModified: HTTPField?
+    /// Told of the tiles each application invalidated (`RouteTilesServer.observeInvalidatedTiles`).
+    private let invalidationObservers = Mutex<[@Sendable ([TileID]) -> Void]>([])
     /// Of the last applications, how many of the tiles each invalidated were cached, by generation: the answer to
     /// a write reports it.
     private let cachedInvalidations = Mutex<[(generation: UInt64, cached: Int)]>([])
@@ -33,7 +39,14 @@ final class ServerState: Sendable {
                             concurrency: configuration.generationConcurrency,
                             queueLimit: configuration.generationQueueLimit,
                             compressionLevel: configuration.compressionLevel, observer: metrics)
-        tileResponder = TileResponder(service: tiles, cacheControl: configuration.cacheControl)
+        // Routes change when writes are taken or when the store is shared (SQL, other replicas, other processes);
+        // routes from files in memory, without a write token, are as finished as a tileset.
+        let isLive = if case let .live(sync) = backend { configuration.writeToken != nil || sync.store.isDurable }
+            else { false }
+        tileResponder = TileResponder(service: tiles, cacheControl: configuration.cacheControl
+            ?? (isLive ? ServerConfiguration.liveCacheControl : ServerConfiguration.staticCacheControl))
+        let modified = time_t((configuration.lastModified ?? Date()).timeIntervalSince1970)
+        tileLastModified = isLive ? nil : HTTPField(name: .lastModified, value: HTTPDateClock.format(modified))
         expireLog = try configuration.expireLogPath.map { try ExpireLog(path: $0) }
         recordLoad()
         if case let .live(sync) = backend {
@@ -60,6 +73,7 @@ final class ServerState: Sendable {
         let cached = tiles.invalidate(change.invalidated)
         events.publish(ChangeEvent(sequence: applied.sequences.upperBound, generation: change.generation,
                                    ids: change.keys, tiles: change.invalidated))
+        for observer in invalidationObservers.withLock({ $0 }) { observer(change.invalidated) }
         cachedInvalidations.withLock { list in
             list.append((change.generation, cached))
             if list.count > 64 { list.removeFirst(list.count - 64) }
@@ -80,6 +94,11 @@ final class ServerState: Sendable {
         let (seconds, attoseconds) = applied.duration.components
         metrics.storeApplyTime.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         recordLoad()
+    }
+
+    /// Adds an observer of the tiles each application invalidates.
+    func observeInvalidatedTiles(_ observer: @escaping @Sendable ([TileID]) -> Void) {
+        invalidationObservers.withLock { $0.append(observer) }
     }
 
     /// How many cached tiles the application that made `generation` dropped, if it was among the last ones.

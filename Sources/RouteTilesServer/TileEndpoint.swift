@@ -18,7 +18,7 @@ extension RouteTilesResponder {
             return HTTPAnswers.error(answer.status.http, answer.message ?? "",
                                      headers: headers)
         }
-        let http = Self.httpAnswer(answer)
+        let http = Self.httpAnswer(answer, lastModified: state.tileLastModified)
         let body = http.body.readableBytes == 0 ? ResponseBody() : ResponseBody(byteBuffer: http.body)
         return Response(status: http.status, headers: http.headers, body: body)
     }
@@ -43,7 +43,7 @@ extension RouteTilesResponder {
             path: UnsafeRawBufferPointer(rebasing: path[prefix...]), isHead: head.isHead,
             acceptsGzip: head.acceptsGzip, ifNoneMatch: head.ifNoneMatch)
         else { return nil }
-        var answer = Self.httpAnswer(tile)
+        var answer = Self.httpAnswer(tile, lastModified: state.tileLastModified)
         let method: HTTPRequest.Method = head.isHead ? .head : .get
         addCORS(to: &answer.headers, method: method)
         state.metrics.fastAnswers.increment()

@@ -13,14 +13,16 @@ struct TileHTTPAnswer {
 }
 
 extension RouteTilesResponder {
-    /// The head and body of a tile answer (200, 204 or 304): `Cache-Control`, `Vary`, then `ETag`, `Content-Type`,
+    /// The head and body of a tile answer (200, 204 or 304): `Cache-Control`, `Vary`, `lastModified` when given
+    /// (built once per server: a field appended here costs no allocation), then `ETag`, `Content-Type`,
     /// `Content-Encoding` and `Content-Length` as the answer has them.
-    static func httpAnswer(_ answer: TileAnswer<ByteBuffer>) -> TileHTTPAnswer {
+    static func httpAnswer(_ answer: TileAnswer<ByteBuffer>, lastModified: HTTPField?) -> TileHTTPAnswer {
         // Appended, not assigned: each field is new, and assigning first looks for an existing one.
         var headers = HTTPFields()
         headers.reserveCapacity(12)
         if let cacheControl = answer.cacheControl { headers.append(HTTPField(name: .cacheControl, value: cacheControl)) }
         headers.append(HTTPField(name: .vary, value: "Accept-Encoding"))
+        if let lastModified { headers.append(lastModified) }
         if let etag = answer.etag { headers.append(HTTPField(name: .eTag, value: etag)) }
         if answer.status == .ok {
             headers.append(HTTPField(name: .contentType, value: TileAnswer<ByteBuffer>.contentType))

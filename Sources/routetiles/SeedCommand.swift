@@ -14,7 +14,12 @@ struct SeedCommand: AsyncParsableCommand {
             computed without encoding); or --bbox W,S,E,N; or --tile-list FILE (z/x/y lines, such as the server's \
             expire log), optionally widened with --expand-zooms a-b. Where to: --url 'https://host/tiles/{z}/{x}/{y}.mvt' \
             (each tile fetched once; 200, 204 and 304 count as warmed) or --output X.mbtiles|X.pmtiles|DIR (tiles cut \
-            from the routes). --checkpoint FILE makes a --url job resumable; --shard i/n splits the tiles for n machines.
+            from the routes). --checkpoint FILE makes a --url job resumable; --shard i/n splits the tiles for n machines. \
+            The summary counts the answers that were cache hits (X-Varnish with two ids, X-Cache or CF-Cache-Status \
+            HIT, or Age above 0). \
+            --follow URL (a live server's /events) re-warms a cache after changes instead: every tile each change \
+            invalidated is requested again through --url, with Cache-Control: no-cache (the shipped Varnish \
+            configuration then fetches it anew from the origin), at --rate, until --follow-seconds or --follow-tiles.
             """)
 
     @Argument(help: "Route files or route stores (needed for the route cover and for --output).", completion: .file())
@@ -40,6 +45,16 @@ struct SeedCommand: AsyncParsableCommand {
 
     @Option(help: "Tile URL template with {z}, {x} and {y} (or {-y}).")
     var url: String?
+
+    @Option(help: ArgumentHelp("Follow a live server's change events (http://server/events) and request the tiles of every change again through --url.",
+                               valueName: "url"))
+    var follow: String?
+
+    @Option(help: "With --follow: stop after this many seconds (default: run until interrupted).")
+    var followSeconds: Double?
+
+    @Option(help: "With --follow: stop after requesting this many tiles (default: no bound).")
+    var followTiles: Int?
 
     @Option(name: .shortAndLong, help: "Write the tiles into X.mbtiles, X.pmtiles or a folder instead of requesting them.")
     var output: String?
@@ -69,6 +84,26 @@ struct SeedCommand: AsyncParsableCommand {
     var quiet = false
 
     func validate() throws {
+        if let follow {
+            guard follow.hasPrefix("http://") || follow.hasPrefix("https://") else {
+                throw ValidationError("--follow takes the server's events URL, http://host:port/events")
+            }
+            if url == nil { throw ValidationError("--follow needs --url, the tiles' URL through the cache") }
+            if !inputs.isEmpty || bbox != nil || tileList != nil || output != nil || checkpoint != nil || shard != nil || dryRun {
+                throw ValidationError("--follow takes the tiles from the change events: give no route files, --bbox, --tile-list, --output, --checkpoint, --shard or --dry-run")
+            }
+            if let followSeconds, !(followSeconds > 0) || !followSeconds.isFinite {
+                throw ValidationError("--follow-seconds must be a positive number")
+            }
+            if let followTiles, followTiles < 1 { throw ValidationError("--follow-tiles must be at least 1") }
+        } else if followSeconds != nil || followTiles != nil {
+            throw ValidationError("--follow-seconds and --follow-tiles go with --follow")
+        }
+        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        if rate < 0 || !rate.isFinite { throw ValidationError("--rate must be a non-negative number") }
+        if retries < 0 { throw ValidationError("--retries must be at least 0") }
+        if timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
+        if follow != nil { return }
         let sources = [bbox != nil, tileList != nil].filter { $0 }.count
         if sources > 1 { throw ValidationError("give --bbox or --tile-list, not both") }
         if sources == 0 && inputs.isEmpty { throw ValidationError("give route files, --bbox or --tile-list") }
@@ -77,10 +112,6 @@ struct SeedCommand: AsyncParsableCommand {
             if (url == nil) == (output == nil) { throw ValidationError("give --url or --output (or --dry-run)") }
             if output != nil && inputs.isEmpty { throw ValidationError("--output cuts tiles from route files: give them") }
         }
-        if concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
-        if rate < 0 || !rate.isFinite { throw ValidationError("--rate must be a non-negative number") }
-        if retries < 0 { throw ValidationError("--retries must be at least 0") }
-        if timeout < 1 { throw ValidationError("--timeout must be at least 1 second") }
         if checkpoint != nil && url == nil && !dryRun { throw ValidationError("--checkpoint goes with --url") }
     }
 
@@ -91,6 +122,10 @@ struct SeedCommand: AsyncParsableCommand {
 
     func run() async throws {
         let terminal = Terminal(quiet: quiet)
+        if let follow {
+            try await followChanges(eventsURL: follow)
+            return
+        }
         let options = tiling.tilingOptions
         let zooms = options.minZoom...options.maxZoom
         let part: TileShard
@@ -152,21 +187,56 @@ struct SeedCommand: AsyncParsableCommand {
         }
     }
 
-    private func seedOverHTTP(_ tiles: [TileID], template: TileURLTemplate, terminal: Terminal) async throws {
+    /// `--follow`: re-warms the tiles of every change event through `--url`.
+    private func followChanges(eventsURL: String) async throws {
+        let template: TileURLTemplate
+        do {
+            template = try TileURLTemplate(url ?? "")
+        } catch {
+            throw failure("error: \(error)")
+        }
+        var follower = ChangeFollower(eventsURL: eventsURL, seeder: httpSeeder(template: template))
+        follower.seconds = followSeconds
+        follower.maxTiles = followTiles
+        let client = seedClient()
+        let quiet = self.quiet
+        let report = await follower.run(client: client, connected: {
+            if !quiet { FileHandle.standardError.write(Data("following \(eventsURL)\n".utf8)) }
+        })
+        try? await client.shutdown()
+        if !quiet {
+            var text = "\(report.changes) changes followed, \(report.resyncs) resyncs (changes missed while away)\n"
+            text += report.seed.summary
+            if let error = report.streamError { text += "  events: \(error)\n" }
+            FileHandle.standardError.write(Data(text.utf8))
+        }
+        if !report.seed.failed.isEmpty { throw ExitCode.failure }
+    }
+
+    private func httpSeeder(template: TileURLTemplate) -> HTTPSeeder {
         var seeder = HTTPSeeder(template: template)
         seeder.concurrency = concurrency
         seeder.rate = rate
         seeder.retries = retries
         seeder.timeoutSeconds = Int64(timeout)
+        return seeder
+    }
+
+    private func seedClient() -> HTTPClient {
+        var configuration = HTTPClient.Configuration(decompression: .disabled)
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    private func seedOverHTTP(_ tiles: [TileID], template: TileURLTemplate, terminal: Terminal) async throws {
+        let seeder = httpSeeder(template: template)
         let recorder: SeedCheckpoint?
         do {
             recorder = try checkpoint.map { try SeedCheckpoint(path: $0) }
         } catch {
             throw failure("error: \(error)")
         }
-        var configuration = HTTPClient.Configuration(decompression: .disabled)
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = concurrency
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let client = seedClient()
         let started = Date()
         let progress = SeedProgressLine(terminal: terminal, started: started)
         let report = await seeder.run(tiles, client: client, checkpoint: recorder) { p in

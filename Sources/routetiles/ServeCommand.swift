@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import RouteTiles
+import RouteTilesPurge
 import RouteTilesServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -23,6 +24,8 @@ struct ServeCommand: AsyncParsableCommand {
             ROUTETILES_WRITE_TOKEN; the file and the variable keep it out of the process list. A write token, \
             however given, needs --store: a server would otherwise acknowledge writes it forgets when it stops \
             (--store memory says that this is wanted). \
+            With --purge URL (one per cache node), every tile a change altered is purged from the cache in front, \
+            off the write path, with retries (Varnish: Docs/varnish/routetiles.vcl). \
             SIGINT or SIGTERM stops the server after the requests in flight.
             """)
 
@@ -58,8 +61,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Public base URL (behind a proxy or CDN) for the tile URLs in tiles.json. Default: from the request's Host.")
     var publicUrl: String?
 
-    @Option(help: "Cache-Control header of tiles.")
-    var cacheControl = ServerConfiguration().cacheControl
+    @Option(help: ArgumentHelp("Cache-Control header of tiles. Default: '\(ServerConfiguration.liveCacheControl)' for routes that can change (a --store file or database, or a write token); '\(ServerConfiguration.staticCacheControl)' otherwise (--tiles, route files).",
+                               valueName: "value"))
+    var cacheControl: String?
 
     @Option(help: "Access-Control-Allow-Origin header ('none' to send no CORS headers).")
     var cors = "*"
@@ -79,6 +83,24 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Append the z/x/y of every invalidated tile to this file.", completion: .file())
     var expireLog: String?
+
+    @Option(name: .customLong("purge"),
+            help: ArgumentHelp("With --store: send this cache (Varnish, or any cache that purges a URL per request) a purge of every tile whose bytes a change altered, whoever made the change. Repeat for each cache node.",
+                               discussion: "The base URL the cache answers tiles under (http://cache:6081, or with a path prefix); each purge goes to BASE/tiles/{z}/{x}/{y}.mvt. A cache that fails to answer gets the purges again after a backoff; when more than --purge-queue-limit tiles wait, one BAN of BASE/tiles/ replaces them.",
+                               valueName: "url"))
+    var purge: [String] = []
+
+    @Option(help: "Method of a tile's purge request.")
+    var purgeMethod = "PURGE"
+
+    @Option(help: "Purge requests in flight per cache.")
+    var purgeConcurrency = CachePurger.Settings().concurrency
+
+    @Option(help: "Tiles that may wait to be purged per cache; past it they are dropped and a BAN of every tile is sent instead.")
+    var purgeQueueLimit = CachePurger.Settings().queueLimit
+
+    @Option(help: "Timeout of one purge request, in seconds.")
+    var purgeTimeout = 2.0
 
     @Option(help: ArgumentHelp("With --store: the layer of each line route's last position, with bearing and fix_time (where each vehicle is now), or 'none'.",
                                valueName: "name"))
@@ -134,6 +156,18 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--basemap takes a style URL (http://…, https://…), a path on this server (/assets/…) or 'none'; got '\(basemap)'")
         }
         if let maxTrackPoints, maxTrackPoints < 2 { throw ValidationError("--max-track-points must be at least 2") }
+        if !purge.isEmpty && store == nil {
+            throw ValidationError("--purge needs --store: a finished tileset or route files never change, so there is nothing to purge")
+        }
+        for url in purge {
+            do { _ = try PurgeTarget(url, method: purgeMethod) } catch { throw ValidationError("--purge: \(error)") }
+        }
+        if purgeConcurrency < 1 { throw ValidationError("--purge-concurrency must be at least 1") }
+        if purgeQueueLimit < 1 { throw ValidationError("--purge-queue-limit must be at least 1") }
+        if !(purgeTimeout > 0) || !purgeTimeout.isFinite { throw ValidationError("--purge-timeout must be a positive number of seconds") }
+        if let cacheControl, cacheControl.isEmpty || cacheControl.contains(where: { $0.isNewline }) {
+            throw ValidationError("--cache-control must be a header value on one line")
+        }
         if positionLayer.isEmpty { throw ValidationError("--position-layer takes a layer name or 'none'") }
         if positionLayer != "none", positionLayer == tiling.layer {
             throw ValidationError("--position-layer must differ from --layer ('\(tiling.layer)')")
@@ -161,6 +195,7 @@ struct ServeCommand: AsyncParsableCommand {
         c.readOptions = reading.readOptions
         c.publicURL = publicUrl
         c.cacheControl = cacheControl
+        if let tiles { c.lastModified = Self.modificationTime(ofTileset: tiles) }
         c.corsOrigin = cors == "none" ? nil : cors
         c.cacheBytes = cacheMb << 20
         c.maxBodyBytes = maxBodyMb << 20
@@ -206,14 +241,38 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw failure("error: \(error)")
         }
+        let purger = try cachePurger(for: server, logger: logger)
         let shownHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
         do {
-            try await server.run { port in
+            try await server.run(alongside: purger.map { [$0] } ?? []) { port in
                 FileHandle.standardError.write(Data("routetiles: serving http://\(shownHost):\(port)/\n".utf8))
             }
         } catch {
             throw failure("error: cannot serve on \(host):\(port): \(error)")
         }
+    }
+
+    /// The purger of `--purge`, told of every tile the server's changes invalidate.
+    private func cachePurger(for server: RouteTilesServer, logger: Logger) throws -> CachePurger? {
+        guard !purge.isEmpty else { return nil }
+        var settings = CachePurger.Settings()
+        settings.concurrency = purgeConcurrency
+        settings.queueLimit = purgeQueueLimit
+        settings.timeout = .milliseconds(Int64(purgeTimeout * 1000))
+        let targets = try purge.map { try PurgeTarget($0, method: purgeMethod) }
+        let purger = CachePurger(targets: targets, settings: settings, logger: logger,
+                                 metricsFactory: server.metricsFactory)
+        server.observeInvalidatedTiles { tiles in purger.purge(tiles) }
+        return purger
+    }
+
+    /// When a tileset was last written: the file's modification time, or for a folder its metadata.json's (written
+    /// last by `build`); nil when it cannot be read.
+    static func modificationTime(ofTileset path: String) -> Date? {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return nil }
+        let file = isFolder.boolValue ? (path as NSString).appendingPathComponent("metadata.json") : path
+        return (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date
     }
 
     /// Opens the store, loads the route files into it, and reads its routes.

@@ -25,7 +25,7 @@ final class PostgresCluster: @unchecked Sendable {
     init(watchdog: Bool = false) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("routetiles-pg-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        port = try Self.freePort()
+        port = try FreePort.loopback()
         if asRoot { try check(ExternalTool.run("/bin/chown", ["postgres:postgres", folder]), "chown") }
         try check(run("initdb", ["-D", folder + "/data", "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]), "initdb")
         try start()
@@ -112,22 +112,5 @@ final class PostgresCluster: @unchecked Sendable {
         guard result.status == 0 else {
             throw InputError(file: "postgres", message: "\(what) failed (\(result.status)): \(result.stderr)")
         }
-    }
-
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Bool in
-                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
-            }
-        }
-        guard bound else { throw InputError(file: "postgres", message: "no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -61,8 +61,10 @@ enum TestServer {
         try await with(backend, configure: { _ in }, body)
     }
 
+    /// - Parameter alongside: services to run beside the server (a `CachePurger`), made once the server exists.
     static func with<T: Sendable>(
         _ backend: TileBackend, configure: (inout ServerConfiguration) -> Void,
+        alongside: (RouteTilesServer) throws -> [any Service] = { _ in [] },
         _ body: @Sendable (Handle) async throws -> T
     ) async throws -> T {
         var configuration = ServerConfiguration()
@@ -74,7 +76,7 @@ enum TestServer {
         let server = try RouteTilesServer(configuration: configuration, name: "test", backend: backend, logger: logger)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let group = ServiceGroup(configuration: .init(
-            services: server.services { port in continuation.yield(port) }, logger: logger))
+            services: server.services(alongside: try alongside(server)) { port in continuation.yield(port) }, logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             var iterator = ports.makeAsyncIterator()

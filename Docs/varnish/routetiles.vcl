@@ -1,0 +1,71 @@
+vcl 4.1;
+
+# Varnish in front of `routetiles serve` (Docs/OPERATIONS.md, "Behind a cache").
+#
+# - Tiles are cached by path alone (not by Host), so that a purge sent by a server to the cache's own address
+#   reaches the object clients fetched under the public name. `.pbf` is stored as `.mvt`, query strings dropped.
+# - PURGE (one tile, from `serve --purge`) and BAN (every tile under a path, the purger's fallback when its queue
+#   overflows) are accepted from the `purgers` ACL only: list the RouteTiles servers there.
+# - A GET with `Cache-Control: no-cache` from a purger fetches the tile again from the origin and replaces the
+#   cached one (`seed --follow` re-warms purged tiles so); from anyone else that header is ignored.
+# - Objects are kept for an hour past their lifetime (beresp.keep), so that Varnish revalidates them with
+#   If-None-Match (answered 304 when the tile is unchanged) rather than fetching them whole.
+#
+# Change the backend to your server, and the ACL to your servers' addresses.
+
+backend default {
+    .host = "127.0.0.1";
+    .port = "8080";
+}
+
+acl purgers {
+    "127.0.0.1";
+    "::1";
+}
+
+sub vcl_recv {
+    if (req.method == "PURGE") {
+        if (client.ip !~ purgers) {
+            return (synth(405, "Purges are not allowed from this address"));
+        }
+        set req.url = regsub(req.url, "\?.*$", "");
+        set req.url = regsub(req.url, "\.pbf$", ".mvt");
+        return (purge);
+    }
+    if (req.method == "BAN") {
+        if (client.ip !~ purgers) {
+            return (synth(405, "Bans are not allowed from this address"));
+        }
+        ban("obj.http.x-routetiles-url ~ ^" + regsub(req.url, "\?.*$", ""));
+        return (synth(200, "Banned"));
+    }
+    if (req.url ~ "/tiles/[0-9]+/[0-9]+/[0-9]+\.(mvt|pbf)(\?.*)?$") {
+        set req.url = regsub(req.url, "\?.*$", "");
+        set req.url = regsub(req.url, "\.pbf$", ".mvt");
+        if (req.http.Cache-Control ~ "no-cache" && client.ip ~ purgers) {
+            set req.hash_always_miss = true;
+        }
+        # Tiles are public: a cookie or a token does not change them.
+        unset req.http.Cookie;
+        unset req.http.Authorization;
+    }
+}
+
+sub vcl_hash {
+    if (req.url ~ "/tiles/") {
+        hash_data(req.url);
+        return (lookup);
+    }
+}
+
+sub vcl_backend_response {
+    # What a BAN matches on: the URL, kept on the object (and removed before delivery).
+    set beresp.http.x-routetiles-url = bereq.url;
+    if (bereq.url ~ "/tiles/") {
+        set beresp.keep = 1h;
+    }
+}
+
+sub vcl_deliver {
+    unset resp.http.x-routetiles-url;
+}

@@ -1,0 +1,44 @@
+import RouteTiles
+
+/// Tiles waiting to be requested again, each once, in the order they came, handed to the workers that wait for
+/// them. Closed when the job's time is up or it has handed out `limit` tiles: the workers then get nil.
+actor PendingTiles {
+    private var order: [TileID] = []
+    private var waiting: Set<TileID> = []
+    private var workers: [CheckedContinuation<TileID?, Never>] = []
+    private var handedOut = 0
+    private let limit: Int?
+    private(set) var closed = false
+
+    init(limit: Int?) {
+        self.limit = limit
+    }
+
+    func add(_ tiles: [TileID]) {
+        guard !closed else { return }
+        for tile in tiles where waiting.insert(tile).inserted { order.append(tile) }
+        while !workers.isEmpty, let tile = takeOne() { workers.removeFirst().resume(returning: tile) }
+    }
+
+    /// The next tile, waiting for one; nil once closed.
+    func next() async -> TileID? {
+        if let tile = takeOne() { return tile }
+        if closed { return nil }
+        return await withCheckedContinuation { workers.append($0) }
+    }
+
+    func close() {
+        closed = true
+        for worker in workers { worker.resume(returning: nil) }
+        workers = []
+    }
+
+    private func takeOne() -> TileID? {
+        guard !closed, !order.isEmpty else { return nil }
+        let tile = order.removeFirst()
+        waiting.remove(tile)
+        handedOut += 1
+        if let limit, handedOut >= limit { close() }
+        return tile
+    }
+}
