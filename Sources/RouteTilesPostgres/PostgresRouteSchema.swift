@@ -77,6 +77,19 @@ public struct PostgresRouteSchema: Sendable {
             """
             ALTER TABLE \(routes) ADD COLUMN IF NOT EXISTS fixed_at timestamptz
             """,
+            // Lines out of the row: PostGIS keeps a geometry in its row (storage MAIN) as long as the row fits a
+            // page, and an UPDATE of any other column then writes the whole geometry again: an append, which sets
+            // `version` and `fixed_at`, wrote about 8 kB of WAL for a 500-position track. Stored EXTERNAL, a line
+            // of more than about 2 kB sits in the TOAST table, which such an UPDATE does not touch. Rows written
+            // before keep their place until their geometry is written again (a fold, a put).
+            """
+            DO $routetiles$ BEGIN
+                IF (SELECT attstorage FROM pg_attribute
+                    WHERE attrelid = \(Self.literal(routes))::regclass AND attname = 'geom') <> 'e' THEN
+                    ALTER TABLE \(routes) ALTER COLUMN geom SET STORAGE EXTERNAL;
+                END IF;
+            END $routetiles$
+            """,
             """
             CREATE TABLE IF NOT EXISTS \(changes) (
                 seq bigint PRIMARY KEY,
