@@ -115,16 +115,25 @@ public final class LiveRouteSet: Sendable {
         /// The positions of all the routes.
         var pointCount = 0
 
+        /// How many entries have no cover yet, kept by `store`, `discard` and `coverFound`, so that `/health` does
+        /// not walk every route under the writers' lock.
+        var withoutCover = 0
+
         /// Keeps `entry` under `key`, and what it draws in its chunk's slot.
         mutating func store(_ entry: Entry, at key: String) {
-            entries[key] = entry
+            if let old = entries.updateValue(entry, forKey: key), old.cover == nil { withoutCover -= 1 }
+            if entry.cover == nil { withoutCover += 1 }
             chunkTilers[entry.chunk][entry.slot] = entry.tiler
             chunkPositions[entry.chunk][entry.slot] = entry.position
         }
 
         /// Takes the entry under `key` out of the table, if any (its slot still draws it until `store` or
         /// `unplace`).
-        mutating func discard(_ key: String) -> Entry? { entries.removeValue(forKey: key) }
+        mutating func discard(_ key: String) -> Entry? {
+            let entry = entries.removeValue(forKey: key)
+            if let entry, entry.cover == nil { withoutCover -= 1 }
+            return entry
+        }
 
         /// Every key, in feature order.
         var order: [String] { chunkKeys.flatMap { $0 } }
@@ -269,6 +278,7 @@ public final class LiveRouteSet: Sendable {
                 // Only if the route was not changed meanwhile: a new tiler has its own cover.
                 if let entry = state.entries[key], entry.cover == nil, entry.tiler === tiler {
                     state.entries[key]?.cover = cover
+                    state.withoutCover -= 1
                     found += 1
                 }
             }
@@ -277,7 +287,7 @@ public final class LiveRouteSet: Sendable {
     }
 
     /// How many routes have no cover yet (for `/health` and tests).
-    package var routesWithoutCover: Int { state.withLock { $0.entries.values.filter { $0.cover == nil }.count } }
+    package var routesWithoutCover: Int { state.withLock { $0.withoutCover } }
 
     /// The current generation.
     public var snapshot: Snapshot { current.withLock { $0 } }
