@@ -4,6 +4,8 @@ import RouteTiles
 /// them. Closed when the job's time is up or it has handed out `limit` tiles: the workers then get nil.
 actor PendingTiles {
     private var order: [TileID] = []
+    /// The first tile of `order` not handed out yet.
+    private var head = 0
     private var waiting: Set<TileID> = []
     private var workers: [CheckedContinuation<TileID?, Never>] = []
     private var handedOut = 0
@@ -17,12 +19,18 @@ actor PendingTiles {
     func add(_ tiles: [TileID]) {
         guard !closed else { return }
         for tile in tiles where waiting.insert(tile).inserted { order.append(tile) }
-        while !workers.isEmpty, let tile = takeOne() { workers.removeFirst().resume(returning: tile) }
+        while !workers.isEmpty, let tile = takeOne() {
+            workers.removeFirst().resume(returning: tile)
+            closeIfDone()
+        }
     }
 
     /// The next tile, waiting for one; nil once closed.
     func next() async -> TileID? {
-        if let tile = takeOne() { return tile }
+        if let tile = takeOne() {
+            closeIfDone()
+            return tile
+        }
         if closed { return nil }
         return await withCheckedContinuation { workers.append($0) }
     }
@@ -34,11 +42,19 @@ actor PendingTiles {
     }
 
     private func takeOne() -> TileID? {
-        guard !closed, !order.isEmpty else { return nil }
-        let tile = order.removeFirst()
+        guard !closed, head < order.count else { return nil }
+        let tile = order[head]
+        head += 1
+        if head == order.count {
+            order.removeAll(keepingCapacity: true)
+            head = 0
+        }
         waiting.remove(tile)
         handedOut += 1
-        if let limit, handedOut >= limit { close() }
         return tile
+    }
+
+    private func closeIfDone() {
+        if let limit, handedOut >= limit { close() }
     }
 }
