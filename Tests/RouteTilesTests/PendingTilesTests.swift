@@ -11,9 +11,9 @@ import Testing
         async let second = pending.next()
         try? await Task.sleep(for: .milliseconds(50))
         await pending.add([a, b, a, c, TileID(z: 2, x: 3, y: 0)])
-        let handed = Set([await first, await second].compactMap { $0 })
+        let handed = Set([await first, await second].compactMap { $0?.tile })
         #expect(handed == [a, b])
-        #expect(await pending.next() == c)
+        #expect(await pending.next()?.tile == c)
         // The limit is reached: closed, and what waited is dropped.
         #expect(await pending.next() == nil)
         #expect(await pending.closed)

@@ -51,12 +51,7 @@ final class VarnishCache: @unchecked Sendable {
         let pidFile = folder.path("varnish.pid"), name = folder.path("vn")
         let script = "while kill -0 \(getpid()) 2>/dev/null && [ -e \(pidFile) ]; do sleep 1; done; "
             + "for p in \(pids); do grep -qF \(name) /proc/$p/cmdline 2>/dev/null && kill -9 $p; done"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["/bin/sh", "-c", script]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ExternalTool.startWatchdog(script)
     }
 
     /// Stops varnishd (its manager and children) and waits until its port is closed.
