@@ -3,7 +3,9 @@ vcl 4.1;
 # Varnish in front of `routetiles serve` (Docs/OPERATIONS.md, "Behind a cache").
 #
 # - Tiles are cached by path alone (not by Host), so that a purge sent by a server to the cache's own address
-#   reaches the object clients fetched under the public name. `.pbf` is stored as `.mvt`, query strings dropped.
+#   reaches the object clients fetched under the public name. `.pbf` is stored as `.mvt`. A query string makes
+#   another object (the viewer adds ?v=GENERATION to fetch a changed tile past every cache); a purge removes the
+#   tile without one, and a ban removes them all.
 # - PURGE (one tile, from `serve --purge`) and BAN (every tile under a path, the purger's fallback when its queue
 #   overflows) are accepted from the `purgers` ACL only: list the RouteTiles servers there.
 # - A GET with `Cache-Control: no-cache` from a purger fetches the tile again from the origin and replaces the
@@ -40,8 +42,7 @@ sub vcl_recv {
         return (synth(200, "Banned"));
     }
     if (req.url ~ "/tiles/[0-9]+/[0-9]+/[0-9]+\.(mvt|pbf)(\?.*)?$") {
-        set req.url = regsub(req.url, "\?.*$", "");
-        set req.url = regsub(req.url, "\.pbf$", ".mvt");
+        set req.url = regsub(req.url, "\.pbf(\?|$)", ".mvt\1");
         if (req.http.Cache-Control ~ "no-cache" && client.ip ~ purgers) {
             set req.hash_always_miss = true;
         }

@@ -8,9 +8,10 @@ import Synchronization
 /// event again through the cache (`seeder`'s template, concurrency, rate and retries), so that the tiles a purge
 /// dropped are fetched once by this job and not by the next user.
 ///
-/// The requests carry `Cache-Control: no-cache`, which the shipped Varnish configuration honours from the servers'
-/// addresses by fetching the tile again from the origin and replacing what it holds: so a re-warm that overtakes
-/// the purge still stores the new tile. A tile waiting to be requested is requested once, however many changes name
+/// Each tile is requested `delay` after its change arrived, so that the server's purge, sent at the same moment,
+/// reaches the cache first: a re-warm that overtook the purge would be removed by it, leaving the tile cold (never
+/// stale). The requests carry `Cache-Control: no-cache`, which the shipped Varnish configuration honours from the
+/// servers' addresses by fetching the tile again from the origin and replacing what it holds. A tile waiting to be requested is requested once, however many changes name
 /// it meanwhile. The job ends after `seconds` or once it has requested `maxTiles` tiles, whichever comes first
 /// (neither: until cancelled). A stream that ends is opened again with `Last-Event-ID`; a `resync` answer (changes
 /// missed while away, whose tiles the server cannot list) is counted.
@@ -19,6 +20,8 @@ public struct ChangeFollower: Sendable {
     public var seeder: HTTPSeeder
     public var seconds: Double?
     public var maxTiles: Int?
+    /// How long after its change a tile is requested.
+    public var delay = Duration.milliseconds(500)
 
     /// What a follow job did.
     public struct Report: Sendable {
@@ -76,7 +79,8 @@ public struct ChangeFollower: Sendable {
             }
             let workers = (0..<max(1, seeder.concurrency)).map { _ in
                 Task {
-                    while let tile = await pending.next() {
+                    while let (tile, ready) = await pending.next() {
+                        try? await Task.sleep(until: ready)
                         let outcome = await seeder.fetch(tile, client: client, pacer: pacer)
                         tally.seed.withLock { $0.add(outcome) }
                         warmed?(tile, outcome.failure == nil ? outcome.status : nil)
@@ -112,7 +116,7 @@ public struct ChangeFollower: Sendable {
                         case "change":
                             let tiles = Self.tiles(inChange: event.data)
                             tally.stream.withLock { $0.changes += 1 }
-                            await pending.add(tiles)
+                            await pending.add(tiles, ready: .now + delay)
                         case "resync":
                             tally.stream.withLock { $0.resyncs += 1 }
                         default:

@@ -19,7 +19,8 @@ struct SeedCommand: AsyncParsableCommand {
             HIT, or Age above 0). \
             --follow URL (a live server's /events) re-warms a cache after changes instead: every tile each change \
             invalidated is requested again through --url, with Cache-Control: no-cache (the shipped Varnish \
-            configuration then fetches it anew from the origin), at --rate, until --follow-seconds or --follow-tiles.
+            configuration then fetches it anew from the origin), --follow-delay after its change, at --rate, until \
+            --follow-seconds or --follow-tiles.
             """)
 
     @Argument(help: "Route files or route stores (needed for the route cover and for --output).", completion: .file())
@@ -55,6 +56,9 @@ struct SeedCommand: AsyncParsableCommand {
 
     @Option(help: "With --follow: stop after requesting this many tiles (default: no bound).")
     var followTiles: Int?
+
+    @Option(help: "With --follow: request a tile this many seconds after its change, so that the server's purge reaches the cache first.")
+    var followDelay = 0.5
 
     @Option(name: .shortAndLong, help: "Write the tiles into X.mbtiles, X.pmtiles or a folder instead of requesting them.")
     var output: String?
@@ -96,6 +100,9 @@ struct SeedCommand: AsyncParsableCommand {
                 throw ValidationError("--follow-seconds must be a positive number")
             }
             if let followTiles, followTiles < 1 { throw ValidationError("--follow-tiles must be at least 1") }
+            if !(followDelay >= 0) || !followDelay.isFinite {
+                throw ValidationError("--follow-delay must be a non-negative number of seconds")
+            }
         } else if followSeconds != nil || followTiles != nil {
             throw ValidationError("--follow-seconds and --follow-tiles go with --follow")
         }
@@ -198,6 +205,7 @@ struct SeedCommand: AsyncParsableCommand {
         var follower = ChangeFollower(eventsURL: eventsURL, seeder: httpSeeder(template: template))
         follower.seconds = followSeconds
         follower.maxTiles = followTiles
+        follower.delay = .milliseconds(Int64(followDelay * 1000))
         let client = seedClient()
         let quiet = self.quiet
         let report = await follower.run(client: client, connected: {

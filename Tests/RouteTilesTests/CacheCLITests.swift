@@ -7,7 +7,7 @@ import Testing
 
 /// `serve --purge` and `seed --follow` as an operator runs them: the binaries, a real Varnish with the shipped VCL
 /// between them, and the options' checks.
-@Suite(.timeLimit(.minutes(3))) struct CacheCLITests {
+@Suite(.timeLimit(.minutes(5))) struct CacheCLITests {
     static let token = "cli-cache-token"
     static let route = #"{"type":"Feature","properties":{"name":"cli"},"geometry":{"type":"LineString","coordinates":[[2.30,48.85],[2.305,48.853],[2.31,48.851]]}}"#
 
@@ -51,7 +51,7 @@ import Testing
         let follower = Process()
         follower.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
         follower.arguments = ["seed", "--follow", serve.base + "/events", "--url", varnish.base + "/tiles/{z}/{x}/{y}.mvt",
-                              "--follow-seconds", "4", "--rate", "500"]
+                              "--follow-seconds", "10", "--rate", "500"]
         let output = Pipe()
         follower.standardError = output
         follower.standardOutput = FileHandle.nullDevice

@@ -57,6 +57,17 @@ enum ExternalTool {
         return (text, String(text[range]))
     }
 
+    /// Runs a shell `script` in a session of its own (setsid), not waited for: a watchdog that outlives this
+    /// process, to stop what a test started if the test process ends first.
+    static func startWatchdog(_ script: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["/bin/sh", "-c", script]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
     /// Whether `name` is on the PATH.
     static func available(_ name: String) -> Bool {
         (try? run("/usr/bin/env", ["which", name]).status == 0) ?? false

@@ -33,12 +33,7 @@ final class PostgresCluster: @unchecked Sendable {
             // Stops the cluster and removes its folder once this process is gone, however it ends.
             let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; "
                 + "\(asRoot ? "runuser -u postgres -- " : "")\(Self.binaries)/pg_ctl -D \(folder)/data stop -m immediate >/dev/null 2>&1; rm -rf \(folder)"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-            process.arguments = ["/bin/sh", "-c", script]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            try ExternalTool.startWatchdog(script)
         }
     }
 

@@ -44,15 +44,14 @@ final class VarnishCache: @unchecked Sendable {
             throw InputError(file: "varnishd", message: "did not start (\(result.status)): \(result.stderr) \(result.text)")
         }
         try waitUntilListening()
-        // The watchdog: stops this varnishd once the test process is gone.
+        // The watchdog: stops this varnishd once the test process is gone, and ends when `stop` removed the pid
+        // file. It kills a pid only while that process's command line still names this folder, so that a pid
+        // reused by another process is left alone.
         let pids = try processes().map(String.init).joined(separator: " ")
-        let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; kill -9 \(pids) 2>/dev/null"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["/bin/sh", "-c", script]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let pidFile = folder.path("varnish.pid"), name = folder.path("vn")
+        let script = "while kill -0 \(getpid()) 2>/dev/null && [ -e \(pidFile) ]; do sleep 1; done; "
+            + "for p in \(pids); do grep -qF \(name) /proc/$p/cmdline 2>/dev/null && kill -9 $p; done"
+        try ExternalTool.startWatchdog(script)
     }
 
     /// Stops varnishd (its manager and children) and waits until its port is closed.
