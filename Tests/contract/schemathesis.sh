@@ -12,6 +12,9 @@
 # the check positive_data_acceptance, which expects every request whose parameters and body fit their schemas to
 # succeed, where validity here goes beyond what a schema says: a tile column below 2^z, a body of CSV or GPX that
 # reads as routes, ids that name existing routes (a batch of unknown ids is a documented 422).
+# And the coverage phase (boundary values of every schema): on this document, hypothesis fails inside it, now and
+# then, with CPython 3.11's "AST constructor recursion depth mismatch" while it describes a strategy, an error of
+# the tool that would fail CI at random. It was run while the document was written, and what it found is fixed.
 # The server's tiles go to z10, not z14, so that a write of a route across the world (generated data has many)
 # invalidates thousands of tiles rather than hundreds of thousands; even so, the debug build CI runs takes up to
 # ten seconds over such a write, hence answers are allowed 30 s.
@@ -48,7 +51,7 @@ status=0
 st --config-file "$root/Tests/contract/schemathesis.toml" run "$url/openapi.json" --url "$url" -H "Authorization: Bearer $token" \
   --checks all --exclude-checks positive_data_acceptance --max-examples "$examples" --seed 23 --workers 2 \
   --request-timeout 30 --max-response-time 30 \
-  --exclude-path /events --report junit --report-dir "$work/report" --no-color || status=$?
+  --phases examples,fuzzing,stateful --exclude-path /events --report junit --report-dir "$work/report" --no-color || status=$?
 
 # The server must still be there: a crash is a failure even when every answer before it conformed.
 if ! kill -0 "$server" 2>/dev/null; then
