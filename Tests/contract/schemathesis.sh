@@ -48,6 +48,8 @@ done
 [ -n "$url" ] || { echo "schemathesis.sh: the server did not start" >&2; cat "$work/serve.log" >&2; exit 1; }
 
 status=0
+# Run from the temporary folder, so that hypothesis' and schemathesis' caches stay out of the repository.
+cd "$work"
 st --config-file "$root/Tests/contract/schemathesis.toml" run "$url/openapi.json" --url "$url" -H "Authorization: Bearer $token" \
   --checks all --exclude-checks positive_data_acceptance --max-examples "$examples" --seed 23 --workers 2 \
   --request-timeout 30 --max-response-time 30 \
