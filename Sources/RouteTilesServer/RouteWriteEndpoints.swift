@@ -9,6 +9,10 @@ extension RouteTilesResponder {
         await write(request, created: true) { body in
             let routes = try routes(in: body, contentType: request.headers[.contentType])
             guard !routes.isEmpty else { throw BodyProblem("the body holds no route") }
+            // A route's id is its key in /routes/{id}: an empty one could never be read, replaced or deleted.
+            if let index = routes.firstIndex(where: { $0.id == .string("") }) {
+                throw BodyProblem("route \(index) of the body has an empty id; give it one, or none to get a number")
+            }
             return .put(routes)
         }
     }

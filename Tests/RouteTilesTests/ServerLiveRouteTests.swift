@@ -70,6 +70,9 @@ import Testing
             #expect(created.status == 201)
             #expect((created.json["ids"] as? [String])?.count == 1)
             #expect(try await server.request(.PUT, "/routes/x/points", headers: auth, body: body).status == 405)
+            // An empty id could never be addressed as /routes/{id}.
+            let emptyID = try await server.request(.POST, "/routes", headers: auth, body: feature(id: "", line(from: 2.35, 48.86)))
+            #expect(emptyID.status == 400 && (emptyID.json["error"] as? String)?.contains("empty id") == true, "\(emptyID.text)")
             #expect(try await server.request(.DELETE, "/routes/missing", headers: auth).status == 404)
             #expect(try await server.request(.GET, "/routes/missing").status == 404)
         }
