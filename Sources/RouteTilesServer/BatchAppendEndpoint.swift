@@ -9,11 +9,9 @@ extension RouteTilesResponder {
     static let maxBatchRoutes = 10_000
 
     func appendToMany(_ request: Request) async -> Response {
-        guard let sync = liveRoutes else { return tilesetRefusal }
-        if let refusal = authorize(request) { return refusal }
-        let body: [UInt8]
-        switch await readBody(request) {
-        case let .success(bytes): body = bytes
+        let sync: LiveRouteSync, body: [UInt8]
+        switch await writeRequest(request) {
+        case let .success(write): (sync, body) = (write.sync, write.body)
         case let .failure(refusal): return refusal.response
         }
         let lists: [(key: String, points: Result<[Coordinate], PositionListReader.Problem>)]

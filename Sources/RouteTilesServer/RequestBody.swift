@@ -9,6 +9,14 @@ extension RouteTilesResponder {
         var response: Response
     }
 
+    /// What every write starts with: the live routes (405 for a finished tileset, which takes no writes), the token
+    /// checked, and the body read within `--max-body-mb`; or the answer that refuses the write.
+    func writeRequest(_ request: Request) async -> Result<(sync: LiveRouteSync, body: [UInt8]), Refusal> {
+        guard let sync = liveRoutes else { return .failure(Refusal(response: tilesetRefusal)) }
+        if let refusal = authorize(request) { return .failure(Refusal(response: refusal)) }
+        return await readBody(request).map { (sync, $0) }
+    }
+
     /// The body, or 413 past `--max-body-mb`.
     func readBody(_ request: Request) async -> Result<[UInt8], Refusal> {
         let limit = state.configuration.maxBodyBytes

@@ -46,11 +46,9 @@ extension RouteTilesResponder {
     /// write by `make` (whose errors are 400s), then committed.
     private func write(_ request: Request, created: Bool = false,
                        _ make: ([UInt8]) throws -> RouteWrite) async -> Response {
-        guard let sync = liveRoutes else { return tilesetRefusal }
-        if let refusal = authorize(request) { return refusal }
-        let body: [UInt8]
-        switch await readBody(request) {
-        case let .success(bytes): body = bytes
+        let sync: LiveRouteSync, body: [UInt8]
+        switch await writeRequest(request) {
+        case let .success(write): (sync, body) = (write.sync, write.body)
         case let .failure(refusal): return refusal.response
         }
         let write: RouteWrite

@@ -395,11 +395,6 @@ public final class SQLiteRouteStore: RouteStore {
             let isLine = kind == nil ? WellKnownBinary.startsALine(current.blob(2)) : kind == "line"
             return (current.int64(0), kind, isLine, current.int64(3))
         }
-        /// The route's tail rows leave its tail by themselves (a put sets a newer version, a removal takes the row):
-        /// only the ledger forgets them.
-        func forgetTail(_ key: String) throws {
-            tails.forget(key)
-        }
 
         /// Writes whole routes (a put, or a trim, which keeps the route's last fix).
         func put(_ routes: [Route], lastFix: Double?) throws -> RouteWriteResult {
@@ -416,7 +411,9 @@ public final class SQLiteRouteStore: RouteStore {
                 let key = StoredRouteCodec.key(for: route.id ?? .number(0))
                 let existing = try stored(key)
                 let made = try change(key, existing == nil ? .insert : .update)
-                if existing != nil { try forgetTail(key) }
+                // The route's tail rows leave its tail by themselves (the new version passes them): only the
+                // ledger forgets them.
+                if existing != nil { tails.forget(key) }
                 upsert.bind(1, key)
                 upsert.bind(2, StoredRouteCodec.propertiesJSON(route.properties))
                 upsert.bind(3, WellKnownBinary.encode(route))
@@ -453,7 +450,7 @@ public final class SQLiteRouteStore: RouteStore {
             let delete = try db.cached("DELETE FROM routes WHERE id = ?")
             delete.bind(1, key)
             try delete.run()
-            try forgetTail(key)
+            tails.forget(key) // its tail rows went with its row
             return .committed(changes: [made], written: [])
         case let .append(key, points):
             guard let (version, _, isLine, _) = try stored(key) else { return .notFound(key: key) }

@@ -75,8 +75,8 @@ extension RouteTiler {
                 }
                 return first...last
             }
-            if let columns = holding(box.minX, box.maxX), let rows = holding(box.minY, box.maxY),
-               columns.count * rows.count <= 4 {
+            // At most two tiles a side: a box held whole by a tile's buffered span cannot reach past its neighbour.
+            if let columns = holding(box.minX, box.maxX), let rows = holding(box.minY, box.maxY) {
                 for x in columns { for y in rows { drawn.insert(TileID(z: z, x: x, y: y)) } }
             } else {
                 cutFrom = min(cutFrom, z)
