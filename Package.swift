@@ -31,8 +31,39 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The system SQLite (libsqlite3-dev): MBTiles.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        // The core: read, project, index, cut, encode, store. No HTTP dependency.
-        .target(name: "RouteTiles", dependencies: ["CZlib", "CSQLite"]),
+        // The core, one module per stage so that the compiler keeps data flowing one way (Docs/ARCHITECTURE.md, "The
+        // modules"): each depends only on modules listed before it. No HTTP dependency, no NIO.
+        // Routes, tile ids, boxes, the errors that name a bad value; columns of memory (SharedColumn, SpillSpace).
+        .target(name: "RouteTilesModel"),
+        // Project: Web Mercator map points, geodesy, the projected route set.
+        .target(name: "RouteTilesGeo", dependencies: ["RouteTilesModel"]),
+        // Read: route files and bodies (GeoJSON, CSV, polylines, directions, GPX) into routes.
+        .target(name: "RouteTilesInput", dependencies: ["RouteTilesModel", "RouteTilesGeo"]),
+        // Index, cut, encode: the tiler, culling, clipping, simplification, and MVT with gzip.
+        .target(name: "RouteTilesTiling", dependencies: ["RouteTilesModel", "RouteTilesGeo", "CZlib"]),
+        // The pyramid, built top-down into a tile sink; a tileset's metadata; sharded builds.
+        .target(name: "RouteTilesBuild", dependencies: ["RouteTilesModel", "RouteTilesGeo", "RouteTilesTiling"]),
+        // The one wrapper over the system SQLite, shared by MBTiles and the SQLite route store.
+        .target(name: "RouteTilesSQLite", dependencies: ["RouteTilesModel", "CSQLite"]),
+        // Tile stores and sources: folder, MBTiles, PMTiles; joining tilesets.
+        .target(name: "RouteTilesStores", dependencies: [
+            "RouteTilesModel", "RouteTilesGeo", "RouteTilesTiling", "RouteTilesBuild", "RouteTilesSQLite",
+        ]),
+        // Where live routes are kept (memory, SQLite), the change feed, appends kept apart from the stored line.
+        .target(name: "RouteTilesRouteStore", dependencies: ["RouteTilesModel", "RouteTilesInput", "RouteTilesSQLite"]),
+        // Live routes: the changing route set, its tilers, and its sync with a route store.
+        .target(name: "RouteTilesLive", dependencies: [
+            "RouteTilesModel", "RouteTilesGeo", "RouteTilesTiling", "RouteTilesBuild", "RouteTilesRouteStore",
+        ]),
+        // Serving without an HTTP library: the decisions that make a tile answer, the tile cache, single flight.
+        .target(name: "RouteTilesServing", dependencies: [
+            "RouteTilesModel", "RouteTilesTiling", "RouteTilesBuild", "RouteTilesStores", "RouteTilesLive",
+        ]),
+        // The library users import: every stage above, re-exported, and the documentation catalog.
+        .target(name: "RouteTiles", dependencies: [
+            "RouteTilesModel", "RouteTilesGeo", "RouteTilesInput", "RouteTilesTiling", "RouteTilesBuild",
+            "RouteTilesSQLite", "RouteTilesStores", "RouteTilesRouteStore", "RouteTilesLive", "RouteTilesServing",
+        ]),
         // The HTTP layer over the core: tiles on demand, live routes, the viewer, metrics.
         .target(name: "RouteTilesServer", dependencies: [
             "RouteTiles",

@@ -1,6 +1,16 @@
 import Foundation
 import Testing
-@testable import RouteTiles
+import RouteTiles
+@testable import RouteTilesModel
+@testable import RouteTilesGeo
+@testable import RouteTilesInput
+@testable import RouteTilesTiling
+@testable import RouteTilesBuild
+@testable import RouteTilesSQLite
+@testable import RouteTilesStores
+@testable import RouteTilesRouteStore
+@testable import RouteTilesLive
+@testable import RouteTilesServing
 
 /// `build --shard i/n` and `join`, with the real binary: parts of every kind joined into every kind equal a
 /// single build, and parts that do not fit together are refused without touching the output.

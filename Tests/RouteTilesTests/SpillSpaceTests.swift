@@ -1,5 +1,15 @@
 import Foundation
-@testable import RouteTiles
+import RouteTiles
+@testable import RouteTilesModel
+@testable import RouteTilesGeo
+@testable import RouteTilesInput
+@testable import RouteTilesTiling
+@testable import RouteTilesBuild
+@testable import RouteTilesSQLite
+@testable import RouteTilesStores
+@testable import RouteTilesRouteStore
+@testable import RouteTilesLive
+@testable import RouteTilesServing
 import Testing
 
 /// The build's bounded memory: columns in temporary files, trimmed past a budget, and GeoJSON read in batches.

@@ -2,7 +2,17 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-@testable import RouteTiles
+import RouteTiles
+@testable import RouteTilesModel
+@testable import RouteTilesGeo
+@testable import RouteTilesInput
+@testable import RouteTilesTiling
+@testable import RouteTilesBuild
+@testable import RouteTilesSQLite
+@testable import RouteTilesStores
+@testable import RouteTilesRouteStore
+@testable import RouteTilesLive
+@testable import RouteTilesServing
 @testable import RouteTilesPostgres
 import Testing
 

@@ -1,5 +1,15 @@
 import Foundation
-@testable import RouteTiles
+import RouteTiles
+@testable import RouteTilesModel
+@testable import RouteTilesGeo
+@testable import RouteTilesInput
+@testable import RouteTilesTiling
+@testable import RouteTilesBuild
+@testable import RouteTilesSQLite
+@testable import RouteTilesStores
+@testable import RouteTilesRouteStore
+@testable import RouteTilesLive
+@testable import RouteTilesServing
 import Testing
 
 /// Random writes through two servers' syncs over one store (two connections to it, as two replicas have), then

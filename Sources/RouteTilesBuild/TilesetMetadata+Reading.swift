@@ -1,0 +1,70 @@
+import Foundation
+import RouteTilesGeo
+import RouteTilesModel
+
+extension TilesetMetadata {
+    /// Reads metadata back from name/value pairs: a pyramid's `metadata.json`, an MBTiles `metadata` table, or a
+    /// PMTiles JSON metadata object. Values may be strings (as tippecanoe writes them) or JSON numbers and arrays;
+    /// `json` may be a string holding `{"vector_layers": …}` or `vector_layers` may be given directly.
+    /// `source` names the file in errors.
+    package init(pairs object: [String: Any], source: String) throws {
+        func numbers(_ key: String, count: Int) throws -> [Double]? {
+            guard let value = object[key] else { return nil }
+            let parts: [Double]?
+            if let text = value as? String {
+                let items = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+                parts = items.contains(where: { $0 == nil }) ? nil : items.compactMap { $0 }
+            } else if let array = value as? [Any] {
+                let items = array.map { ($0 as? NSNumber)?.doubleValue }
+                parts = items.contains(where: { $0 == nil }) ? nil : items.compactMap { $0 }
+            } else {
+                parts = nil
+            }
+            guard let parts, parts.count == count, parts.allSatisfy(\.isFinite) else {
+                throw StoreError(path: source, message: "metadata '\(key)' is not \(count) numbers")
+            }
+            return parts
+        }
+        func integer(_ key: String) throws -> Int? {
+            guard let value = object[key] else { return nil }
+            if let text = value as? String, let n = Int(text) { return n }
+            if let n = value as? NSNumber, n.doubleValue == n.doubleValue.rounded() { return n.intValue }
+            throw StoreError(path: source, message: "metadata '\(key)' is not an integer")
+        }
+        var layerObjects: [Any]?
+        if let layers = object["vector_layers"] as? [Any] {
+            layerObjects = layers
+        } else if let json = object["json"] as? String {
+            guard let parsed = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+                throw StoreError(path: source, message: "metadata 'json' is not a JSON object")
+            }
+            layerObjects = parsed["vector_layers"] as? [Any]
+        }
+        var layers: [VectorLayerInfo] = []
+        for (i, item) in (layerObjects ?? []).enumerated() {
+            guard let layer = item as? [String: Any], let id = layer["id"] as? String else {
+                throw StoreError(path: source, message: "vector_layers[\(i)] has no 'id'")
+            }
+            var fields: [String: String] = [:]
+            for (key, type) in layer["fields"] as? [String: Any] ?? [:] { fields[key] = type as? String ?? "Mixed" }
+            layers.append(VectorLayerInfo(id: id, description: layer["description"] as? String ?? "", fields: fields))
+        }
+        let minZoom = try integer("minzoom") ?? 0
+        let maxZoom = try integer("maxzoom") ?? 14
+        guard 0 <= minZoom, minZoom <= maxZoom, maxZoom <= TileID.maxZoom else {
+            throw StoreError(path: source, message: "metadata zooms \(minZoom)–\(maxZoom) are not a valid range")
+        }
+        let bounds = try numbers("bounds", count: 4) ?? WebMercator.worldBounds.array
+        let center = try numbers("center", count: 3)
+            ?? [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, Double(minZoom)]
+        self.init(name: object["name"] as? String ?? "", layers: layers, minZoom: minZoom, maxZoom: maxZoom,
+                  bounds: bounds, center: center)
+        description = object["description"] as? String ?? ""
+        if let label = object[Self.shardKey] {
+            guard let text = label as? String, let shard = try? PyramidShard(label: text) else {
+                throw StoreError(path: source, message: "metadata '\(Self.shardKey)' is not a shard of a plan: \(label)")
+            }
+            self.shard = shard
+        }
+    }
+}

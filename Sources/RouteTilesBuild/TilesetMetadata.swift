@@ -1,0 +1,95 @@
+import Foundation
+import RouteTilesGeo
+import RouteTilesModel
+import RouteTilesTiling
+
+/// What a tileset says about itself: the `metadata.json` of a pyramid (the layout tippecanoe writes with `-e`),
+/// the MBTiles metadata table, and TileJSON 3.0.0.
+public struct TilesetMetadata: Sendable, Equatable {
+    /// The tileset's name.
+    public var name: String
+    /// A description of the tileset; empty by default.
+    public var description: String = ""
+    /// The vector layers, in the order the tiles hold them.
+    public var layers: [VectorLayerInfo]
+    /// The shallowest zoom of the tiles.
+    public var minZoom: Int
+    /// The deepest zoom of the tiles.
+    public var maxZoom: Int
+    /// West, south, east, north in degrees.
+    public var bounds: [Double]
+    /// Longitude, latitude, zoom.
+    public var center: [Double]
+    /// For the output of one shard of a sharded build, which shard of which plan: `join` checks that its parts fit
+    /// together. Written as the `routetiles_shard` entry.
+    public var shard: PyramidShard?
+
+    /// Metadata with the given values.
+    public init(name: String, layers: [VectorLayerInfo], minZoom: Int, maxZoom: Int, bounds: [Double],
+                center: [Double]) {
+        self.name = name
+        self.layers = layers
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+        self.bounds = bounds
+        self.center = center
+    }
+
+    /// The metadata of tiles cut by `tiler`.
+    public init(name: String, tiler: RouteTiler) {
+        self.init(name: name, options: tiler.options, routeSets: [tiler.projected])
+    }
+
+    /// The metadata of tiles cut with `options` from the routes of `routeSets` together.
+    public init(name: String, options: TilingOptions, routeSets: [ProjectedRouteSet]) {
+        var survey = TilesetMetadata.Survey(options: options)
+        for set in routeSets { survey.add(set) }
+        self = survey.metadata(name: name)
+    }
+
+    /// The `vector_layers` array of TileJSON and of the `json` metadata entry.
+    public var vectorLayers: [[String: Any]] {
+        layers.map { ["id": $0.id, "description": $0.description, "minzoom": minZoom, "maxzoom": maxZoom,
+                      "fields": $0.fields] }
+    }
+
+    private static func text(_ numbers: [Double]) -> String {
+        numbers.map { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int($0)) : String($0) }.joined(separator: ",")
+    }
+
+    /// Name/value pairs as tippecanoe writes them (every value a string; `json` holding `vector_layers`). The same
+    /// pairs fill the MBTiles `metadata` table.
+    public var pairs: [(String, String)] {
+        let json = JSONText.bytes(["vector_layers": vectorLayers], pretty: false)
+        return [
+            ("name", name), ("description", description), ("version", "2"),
+            ("minzoom", String(minZoom)), ("maxzoom", String(maxZoom)),
+            ("center", Self.text(center)), ("bounds", Self.text(bounds)),
+            ("type", "overlay"), ("format", "pbf"),
+            ("generator", "routetiles \(RouteTilesVersion.string)"),
+            ("json", String(decoding: json, as: UTF8.self)),
+        ] + (shard.map { [(Self.shardKey, $0.label)] } ?? [])
+    }
+
+    /// The name of the entry that holds `shard`.
+    package static let shardKey = "routetiles_shard"
+
+    /// `metadata.json` of a pyramid.
+    public var metadataJSON: [UInt8] {
+        var object: [String: Any] = [:]
+        for (key, value) in pairs { object[key] = value }
+        return JSONText.bytes(object, pretty: true)
+    }
+
+    /// TileJSON 3.0.0 with absolute tile URLs under `baseURL` (`{baseURL}/{z}/{x}/{y}.mvt`).
+    public func tileJSON(baseURL: String) -> [UInt8] {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        let object: [String: Any] = [
+            "tilejson": "3.0.0", "name": name, "description": description, "version": "1.0.0", "scheme": "xyz",
+            "tiles": ["\(base)/{z}/{x}/{y}.mvt"], "minzoom": minZoom, "maxzoom": maxZoom,
+            "bounds": bounds, "center": center, "vector_layers": vectorLayers,
+        ]
+        return JSONText.bytes(object, pretty: true)
+    }
+}

@@ -1,0 +1,522 @@
+import Foundation
+import RouteTilesModel
+import RouteTilesRouteStore
+import RouteTilesTiling
+import Synchronization
+
+/// Routes that change while tiles are being served: added, replaced, removed, or extended point by point.
+///
+/// Readers take an immutable `Snapshot` (the routes of one generation, one `RouteTiler` each), so a tile is always
+/// cut from a whole state, never from a half-applied change. Writers are serialised; each builds the next snapshot
+/// aside and swaps it in, and reports the tiles whose content changed: the cover (every zoom, with buffer) of the
+/// old and the new geometry of the routes it touched.
+///
+/// A change rebuilds only the tilers of the routes it touches, and the chunks of `TilerChunk.capacity` routes that
+/// hold them; the next snapshot then costs the number of chunks, not the number of routes or their points.
+/// Appending points to a route extends its tiler in place of rebuilding it (`RouteTiler.appending`).
+public final class LiveRouteSet: Sendable {
+    /// One generation of the routes, ready to cut tiles.
+    public struct Snapshot: Sendable {
+        package let tilers: RouteTilerSet
+        /// The generation this snapshot shows; every change makes a greater one.
+        public let generation: UInt64
+        /// The number of routes in the snapshot.
+        public let routeCount: Int
+        /// The number of projected vertices of all the routes.
+        public let pointCount: Int
+
+        /// The uncompressed MVT of one tile, or nil when no route has a feature in it; `TileAddressError` when z/x/y
+        /// names no tile.
+        public func tile(z: Int, x: Int, y: Int) throws(TileAddressError) -> [UInt8]? {
+            try tilers.tile(z: z, x: x, y: y)
+        }
+    }
+
+    /// What a change did.
+    public struct Change: Sendable {
+        /// The keys of the routes it added, replaced, extended or removed.
+        public var keys: [String]
+        /// The tiles whose content changed, sorted.
+        public var invalidated: [TileID]
+        /// The generation it produced.
+        public var generation: UInt64
+    }
+
+    /// A route as the set holds it: its tiler (the positions projected), and the route as read but for its
+    /// positions, which its store keeps (`RouteStore.rows`): holding them here too would double the memory of
+    /// every position.
+    private struct Entry: Sendable {
+        /// The route without its positions (`parts` empty).
+        var header: Route
+        /// The last position of its last part, where an append joins, and the one before it (for the bearing).
+        var lastPosition: Coordinate?
+        var previousPosition: Coordinate?
+        /// When the last position arrived (Unix seconds), if the store recorded it (`StoredRoute.lastFix`).
+        var lastFix: Double?
+        var pointCount: Int
+        var tiler: RouteTiler
+        /// The index of the chunk (`State.chunkKeys`) that holds the route, and its index in that chunk.
+        var chunk = 0
+        var slot = 0
+        /// Nil until first needed, or until `fillCovers` reaches it: a set loaded at start-up answers tiles at once
+        /// and finds its covers (a cut of every tile of every route) afterwards.
+        var cover: Set<TileID>?
+
+        init(route: Route, lastFix: Double?, options: TilingOptions) {
+            self.init(route: route, lastFix: lastFix, tiler: RouteTiler(routes: [route], options: options))
+            cover = RouteCover.tiles(of: tiler)
+        }
+
+        init(route: Route, lastFix: Double?, tiler: RouteTiler) {
+            header = route
+            header.parts = []
+            lastPosition = route.parts.last?.last
+            previousPosition = route.parts.last.flatMap { $0.count >= 2 ? $0[$0.count - 2] : nil }
+            self.lastFix = lastFix
+            pointCount = route.pointCount
+            self.tiler = tiler
+            cover = nil
+        }
+
+        /// The route's point in the position layer, kept as the route changes (`place(options:)`), so that a
+        /// chunk rebuilt for another route's change does not work it out again.
+        var position: LivePosition?
+
+        /// Sets `position` from the route as it is now, when the options name a position layer.
+        mutating func place(options: TilingOptions) {
+            position = options.positionLayer == nil ? nil : currentPosition(options: options)
+        }
+
+        /// The route's point in the position layer: line routes only.
+        private func currentPosition(options: TilingOptions) -> LivePosition? {
+            guard header.kind == .line, let last = lastPosition,
+                  let id = tiler.projected.routeInfos.first?.featureID else { return nil }
+            return LivePosition(featureID: id, last: last, previous: previousPosition, time: lastFix, options: options)
+        }
+
+        /// The cover, found now if it was not yet.
+        var knownCover: Set<TileID> { cover ?? RouteCover.tiles(of: tiler) }
+    }
+
+    private struct State: Sendable {
+        /// The keys of the routes in feature order, in chunks of at most `TilerChunk.capacity`.
+        var chunkKeys: [[String]] = []
+        /// Beside each key of `chunkKeys`, what its route draws: its tiler, and its point in the position layer.
+        var chunkTilers: [[RouteTiler]] = []
+        var chunkPositions: [[LivePosition?]] = []
+        /// The built chunk of each `chunkKeys` entry; those in `rebuilt` or `moved` are stale until the next snapshot.
+        var chunks: [TilerChunk] = []
+        /// Chunks whose routes came, went or were replaced: built anew for the next snapshot.
+        var rebuilt: Set<Int> = []
+        /// The set the last snapshot holds, which the next one replaces (`RouteTilerSet.init(chunks:options:previous:)`).
+        var previous: RouteTilerSet?
+        /// Chunks where appends alone changed routes, with those routes' slots: their layers stay, their tree is
+        /// refitted (`TilerChunk.init(_:positions:refitting:slots:)`).
+        var moved: [Int: [Int]] = [:]
+        var entries: [String: Entry] = [:]
+        var nextNumber: UInt64 = 0
+        /// The positions of all the routes.
+        var pointCount = 0
+
+        /// How many entries have no cover yet, kept by `store`, `discard` and `coverFound`, so that `/health` does
+        /// not walk every route under the writers' lock.
+        var withoutCover = 0
+
+        /// Keeps `entry` under `key`, and what it draws in its chunk's slot.
+        mutating func store(_ entry: Entry, at key: String) {
+            if let old = entries.updateValue(entry, forKey: key), old.cover == nil { withoutCover -= 1 }
+            if entry.cover == nil { withoutCover += 1 }
+            chunkTilers[entry.chunk][entry.slot] = entry.tiler
+            chunkPositions[entry.chunk][entry.slot] = entry.position
+        }
+
+        /// Takes the entry under `key` out of the table, if any (its slot still draws it until `store` or
+        /// `unplace`).
+        mutating func discard(_ key: String) -> Entry? {
+            let entry = entries.removeValue(forKey: key)
+            if let entry, entry.cover == nil { withoutCover -= 1 }
+            return entry
+        }
+
+        /// Every key, in feature order.
+        var order: [String] { chunkKeys.flatMap { $0 } }
+
+        /// Puts `entry` at the end of the feature order, setting its chunk and slot.
+        mutating func place(_ entry: inout Entry, key: String, options: TilingOptions) {
+            if chunkKeys.isEmpty || chunkKeys[chunkKeys.count - 1].count >= TilerChunk.capacity {
+                chunkKeys.append([])
+                chunkTilers.append([])
+                chunkPositions.append([])
+                chunks.append(TilerChunk([], options: options))
+            }
+            let chunk = chunkKeys.count - 1
+            entry.chunk = chunk
+            entry.slot = chunkKeys[chunk].count
+            chunkKeys[chunk].append(key)
+            chunkTilers[chunk].append(entry.tiler)
+            chunkPositions[chunk].append(entry.position)
+            rebuilt.insert(chunk)
+        }
+
+        /// Takes the route in `chunk`'s `slot` out of the feature order. Chunks emptied by removals are packed
+        /// again once they are most of the chunks (a pass over every key, rare enough to cost a constant per
+        /// removal).
+        mutating func unplace(chunk: Int, slot: Int) {
+            chunkKeys[chunk].remove(at: slot)
+            chunkTilers[chunk].remove(at: slot)
+            chunkPositions[chunk].remove(at: slot)
+            for key in chunkKeys[chunk][slot...] { entries[key]?.slot -= 1 }
+            rebuilt.insert(chunk)
+            if chunkKeys.count > 8 && entries.count < chunkKeys.count * TilerChunk.capacity / 4 { repack() }
+        }
+
+        /// Chunks full again, in the same feature order.
+        mutating func repack() {
+            let keys = order
+            let tilers = chunkTilers.flatMap { $0 }, positions = chunkPositions.flatMap { $0 }
+            let starts = stride(from: 0, to: keys.count, by: TilerChunk.capacity)
+            let size = TilerChunk.capacity
+            chunkKeys = starts.map { Array(keys[$0..<min($0 + size, keys.count)]) }
+            chunkTilers = starts.map { Array(tilers[$0..<min($0 + size, tilers.count)]) }
+            chunkPositions = starts.map { Array(positions[$0..<min($0 + size, positions.count)]) }
+            for (c, chunk) in chunkKeys.enumerated() {
+                for (slot, key) in chunk.enumerated() {
+                    entries[key]?.chunk = c
+                    entries[key]?.slot = slot
+                }
+            }
+            chunks = chunks.prefix(chunkKeys.count).map { $0 }
+            rebuilt = Set(chunkKeys.indices)
+            moved = [:]
+        }
+
+        /// Builds the chunks that changed, then the set of all chunks.
+        mutating func tilerSet(options: TilingOptions) -> RouteTilerSet {
+            for c in rebuilt {
+                chunks[c] = TilerChunk(chunkTilers[c], positions: chunkPositions[c], options: options)
+            }
+            for (c, slots) in moved where !rebuilt.contains(c) {
+                chunks[c] = TilerChunk(chunkTilers[c], positions: chunkPositions[c], refitting: chunks[c], slots: slots)
+            }
+            rebuilt = []
+            moved = [:]
+            let set = RouteTilerSet(chunks: chunks, options: options, previous: previous)
+            previous = set
+            return set
+        }
+    }
+
+    /// How the routes are cut into tiles.
+    public let options: TilingOptions
+    /// The routes and their covers; only writers touch it, one at a time.
+    private let state: Mutex<State>
+    /// What readers see.
+    private let current: Mutex<Snapshot>
+
+    /// Starts with `routes`; a route without an id gets the next free number, which is also its feature id.
+    /// `lastFixes` says, by key, when a route's last position arrived (for the position layer's `fix_time`).
+    public init(routes: [Route], options: TilingOptions, lastFixes: [String: Double] = [:]) {
+        self.options = options
+        var state = State()
+        state.nextNumber = routes.reduce(0) { next, route in
+            if case let .number(n)? = route.id { return max(next, n &+ 1) }
+            return next
+        }
+        var keyed: [(key: String, route: Route)] = []
+        for var route in routes {
+            let key = Self.assignKey(&route, state: &state)
+            keyed.append((key, route))
+        }
+        // The tilers are built on every core; covers wait (see `Entry.cover`).
+        let tilers = Self.tilers(of: keyed.map(\.route), options: options)
+        for ((key, route), tiler) in zip(keyed, tilers) {
+            var entry = Entry(route: route, lastFix: lastFixes[key], tiler: tiler)
+            entry.place(options: options)
+            if let old = state.entries[key] {
+                (entry.chunk, entry.slot) = (old.chunk, old.slot)
+                state.pointCount -= old.pointCount
+            } else {
+                state.place(&entry, key: key, options: options)
+            }
+            state.pointCount += entry.pointCount
+            state.store(entry, at: key)
+        }
+        let snapshot = Self.snapshot(of: &state, options: options, generation: 0)
+        self.state = Mutex(state)
+        current = Mutex(snapshot)
+    }
+
+    /// One tiler per route, built in parallel.
+    private static func tilers(of routes: [Route], options: TilingOptions) -> [RouteTiler] {
+        let built = Mutex<[Int: RouteTiler]>([:])
+        // Largest first, so that one long route does not start last.
+        let order = routes.indices.sorted { routes[$0].pointCount > routes[$1].pointCount }
+        let next = Atomic<Int>(0)
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, max(routes.count, 1))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let slot = next.add(1, ordering: .relaxed).oldValue
+                guard slot < order.count else { return }
+                let index = order[slot]
+                let tiler = RouteTiler(routes: [routes[index]], options: options)
+                built.withLock { $0[index] = tiler }
+            }
+        }
+        let all = built.withLock { $0 }
+        return routes.indices.compactMap { all[$0] }
+    }
+
+    /// Finds the covers that start-up left for later, one route at a time while `going()`, holding the writers'
+    /// lock only to read a route's tiler and to store its cover. Meant for a background thread: writes that need a
+    /// cover not yet found find it themselves. Returns how many covers it found.
+    @discardableResult
+    package func fillCovers(while going: () -> Bool = { true }) -> Int {
+        var found = 0
+        for key in keys where going() {
+            guard let tiler = state.withLock({ state in state.entries[key].flatMap { $0.cover == nil ? $0.tiler : nil } }) else {
+                continue
+            }
+            let cover = RouteCover.tiles(of: tiler)
+            state.withLock { state in
+                // Only if the route was not changed meanwhile: a new tiler has its own cover.
+                if let entry = state.entries[key], entry.cover == nil, entry.tiler === tiler {
+                    state.entries[key]?.cover = cover
+                    state.withoutCover -= 1
+                    found += 1
+                }
+            }
+        }
+        return found
+    }
+
+    /// How many routes have no cover yet (for `/health` and tests).
+    package var routesWithoutCover: Int { state.withLock { $0.withoutCover } }
+
+    /// The current generation.
+    public var snapshot: Snapshot { current.withLock { $0 } }
+
+    /// The key of every route, in feature order.
+    public var keys: [String] { state.withLock { $0.order } }
+
+    /// Every route with its key, in feature order, without its positions (`parts` empty; the store keeps them),
+    /// and the generation they make up: read at one moment.
+    package var keyedRoutesWithoutPositions: (generation: UInt64, routes: [(key: String, route: Route)]) {
+        state.withLock { state in
+            let routes = state.order.compactMap { key in state.entries[key].map { (key: key, route: $0.header) } }
+            // Snapshots are published under this lock, so the generation read here is that of these routes.
+            return (current.withLock { $0.generation }, routes)
+        }
+    }
+
+    /// The route stored under `key`, without its positions (`parts` empty; the store keeps them).
+    package func routeWithoutPositions(_ key: String) -> Route? { state.withLock { $0.entries[key]?.header } }
+
+    /// The number of positions of the route stored under `key`.
+    package func pointCount(of key: String) -> Int? { state.withLock { $0.entries[key]?.pointCount } }
+
+    /// The text form of a route id: the key under which it is stored and addressed (`/routes/{key}`).
+    public static func key(for id: RouteID) -> String { StoredRouteCodec.key(for: id) }
+
+    /// One edit of a batch (`apply(_:)`).
+    public enum Edit: Sendable {
+        /// Adds the route, or replaces the one stored under its key; a route without an id gets the next number.
+        /// `lastFix` is when its last position arrived, if known.
+        case put(Route, lastFix: Double? = nil)
+        /// Removes the route stored under `key`, if any.
+        case remove(key: String)
+        /// Extends the last part of the route stored under `key`, if any; `time` is when the points arrived.
+        case append(key: String, points: [Coordinate], time: Double? = nil)
+    }
+
+    /// Applies edits in order as one change: one new snapshot, and the union of the tiles they invalidate.
+    /// Edits of routes that are not there (a remove or an append) do nothing.
+    public func apply(_ edits: [Edit]) -> Change {
+        write { state in
+            var keys: [String] = []
+            var invalidated = Set<TileID>()
+            let extensions = Self.extensions(for: edits, in: state)
+            for (index, edit) in edits.enumerated() {
+                switch edit {
+                case let .put(route, lastFix):
+                    keys.append(Self.put(route, lastFix: lastFix, into: &state, invalidating: &invalidated, options: options))
+                case let .remove(key):
+                    if Self.remove(key, from: &state, invalidating: &invalidated) { keys.append(key) }
+                case let .append(key, points, time):
+                    if Self.append(points, time: time, to: key, in: &state, invalidating: &invalidated, options: options,
+                                   extended: extensions[index]) {
+                        keys.append(key)
+                    }
+                }
+            }
+            return (keys, invalidated)
+        }
+    }
+
+    /// Adds routes, or replaces those whose id is already present. Routes without an id get new numeric ids.
+    public func upsert(_ routes: [Route]) -> Change {
+        apply(routes.map { .put($0) })
+    }
+
+    /// Replaces the route stored under `key` (or adds it at the end), giving it that id.
+    public func replace(key: String, with route: Route) -> Change {
+        var route = route
+        route.id = StoredRouteCodec.id(forKey: key)
+        return upsert([route])
+    }
+
+    /// Removes a route; nil when there is none under `key`.
+    public func remove(key: String) -> Change? {
+        write { state -> ([String], Set<TileID>)? in
+            var invalidated = Set<TileID>()
+            guard Self.remove(key, from: &state, invalidating: &invalidated) else { return nil }
+            return ([key], invalidated)
+        }
+    }
+
+    /// Extends the last part of a route with `points`; nil when there is none under `key`. The cover grows by the
+    /// tiles the new segments touch. The tiles invalidated are those whose bytes changed
+    /// (`RouteTiler.tilesChanged(byAppendingTo:)`): near the new segments, and where the simplification of the
+    /// line's last block changed; every tile of the route when its features carry `length_m`.
+    /// The route's tiler is extended, not rebuilt: the work follows the new points (see `RouteTiler.appending`).
+    public func append(key: String, points: [Coordinate], time: Double? = nil) -> Change? {
+        write { state -> ([String], Set<TileID>)? in
+            var invalidated = Set<TileID>()
+            guard Self.append(points, time: time, to: key, in: &state, invalidating: &invalidated, options: options) else { return nil }
+            return ([key], invalidated)
+        }
+    }
+
+    private static func put(_ route: Route, lastFix: Double?, into state: inout State,
+                            invalidating invalidated: inout Set<TileID>, options: TilingOptions) -> String {
+        var route = route
+        let key = assignKey(&route, state: &state)
+        var entry = Entry(route: route, lastFix: lastFix, options: options)
+        entry.place(options: options)
+        if let old = state.entries[key] {
+            invalidated.formUnion(old.knownCover)
+            (entry.chunk, entry.slot) = (old.chunk, old.slot)
+            state.pointCount -= old.pointCount
+            state.rebuilt.insert(old.chunk)
+        } else {
+            state.place(&entry, key: key, options: options)
+        }
+        invalidated.formUnion(entry.knownCover)
+        state.pointCount += entry.pointCount
+        state.store(entry, at: key)
+        return key
+    }
+
+    private static func remove(_ key: String, from state: inout State, invalidating invalidated: inout Set<TileID>) -> Bool {
+        guard let old = state.discard(key) else { return false }
+        state.unplace(chunk: old.chunk, slot: old.slot)
+        state.pointCount -= old.pointCount
+        invalidated.formUnion(old.knownCover)
+        return true
+    }
+
+    /// A route's tiler extended by an append, and the tiles that changed (`RouteTiler.tilesChanged`): the part of
+    /// an append that reads only the route itself.
+    private struct Extension: Sendable {
+        let tiler: RouteTiler
+        let changed: Set<TileID>
+        let drawn: Set<TileID>
+
+        init?(_ old: RouteTiler, joint: Coordinate?, points: [Coordinate]) {
+            guard !points.isEmpty, let joint, let tiler = old.appending(points, after: joint) else { return nil }
+            self.tiler = tiler
+            (changed, drawn) = tiler.tilesChanged(byAppendingTo: old)
+        }
+    }
+
+    /// The extensions of the routes that `edits` append to, worked out on every core before the edits are applied
+    /// one by one, when there are enough of them to share (a batch of fixes, or a round of group commit): by index
+    /// in `edits`. Only routes that no other edit of `edits` touches, so that each extends the tiler it has now.
+    private static func extensions(for edits: [Edit], in state: State) -> [Int: Extension] {
+        let workers = ProcessInfo.processInfo.activeProcessorCount
+        guard workers > 1, edits.count >= 16 else { return [:] }
+        var touches: [String: Int] = [:]
+        for edit in edits {
+            switch edit {
+            case let .put(route, _): if let id = route.id { touches[key(for: id), default: 0] += 2 }
+            case let .remove(key): touches[key, default: 0] += 2
+            case let .append(key, _, _): touches[key, default: 0] += 1
+            }
+        }
+        var work: [(index: Int, tiler: RouteTiler, joint: Coordinate?, points: [Coordinate])] = []
+        for (index, edit) in edits.enumerated() {
+            guard case let .append(key, points, _) = edit, touches[key] == 1, let entry = state.entries[key] else { continue }
+            work.append((index, entry.tiler, entry.lastPosition, points))
+        }
+        guard work.count >= 16 else { return [:] }
+        let jobs = work
+        let found = Mutex<[Int: Extension]>([:])
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: min(workers, work.count)) { _ in
+            while true {
+                let slot = next.add(1, ordering: .relaxed).oldValue
+                guard slot < jobs.count else { return }
+                let item = jobs[slot]
+                guard let extension_ = Extension(item.tiler, joint: item.joint, points: item.points) else { continue }
+                found.withLock { $0[item.index] = extension_ }
+            }
+        }
+        return found.withLock { $0 }
+    }
+
+    private static func append(_ points: [Coordinate], time: Double?, to key: String, in state: inout State,
+                               invalidating invalidated: inout Set<TileID>, options: TilingOptions,
+                               extended: Extension? = nil) -> Bool {
+        // Out of the table while it changes, so that its arrays are extended in place, not copied.
+        guard var entry = state.discard(key) else { return false }
+        defer { state.store(entry, at: key) }
+        guard let extended = extended ?? Extension(entry.tiler, joint: entry.lastPosition, points: points),
+              let joint = entry.lastPosition else { return true }
+        let (tiler, changed, added) = (extended.tiler, extended.changed, extended.drawn)
+        invalidated.formUnion(changed)
+        // A value of the whole route in every feature (`length_m`, line metrics) changes every tile of it.
+        if options.routeLength || options.lineMetrics { invalidated.formUnion(entry.knownCover) }
+        entry.tiler = tiler
+        entry.previousPosition = points.count >= 2 ? points[points.count - 2] : joint
+        entry.lastPosition = points.last
+        entry.lastFix = time
+        entry.place(options: options)
+        entry.pointCount += points.count
+        state.pointCount += points.count
+        state.moved[entry.chunk, default: []].append(entry.slot)
+        // A cover not found yet stays so: when it is found, from the extended tiler, it holds the new tiles too. An
+        // append then costs its new segments, not a cut of the whole route at every zoom.
+        entry.cover?.formUnion(added)
+        return true
+    }
+
+    private func write(_ body: (inout State) -> ([String], Set<TileID>)) -> Change {
+        write { state -> ([String], Set<TileID>)? in body(&state) } ?? Change(keys: [], invalidated: [], generation: snapshot.generation)
+    }
+
+    /// Applies a change and swaps in the next snapshot while still holding the writers' lock, so that snapshots
+    /// appear in the order of the changes.
+    private func write(_ body: (inout State) -> ([String], Set<TileID>)?) -> Change? {
+        state.withLock { state -> Change? in
+            guard let (keys, invalidated) = body(&state) else { return nil }
+            let generation = current.withLock { $0.generation } + 1
+            let next = Self.snapshot(of: &state, options: options, generation: generation)
+            current.withLock { $0 = next }
+            return Change(keys: keys, invalidated: invalidated.sorted(), generation: generation)
+        }
+    }
+
+    private static func assignKey(_ route: inout Route, state: inout State) -> String {
+        if let id = route.id {
+            if case let .number(n) = id { state.nextNumber = max(state.nextNumber, n &+ 1) }
+            return key(for: id)
+        }
+        route.id = .number(state.nextNumber)
+        state.nextNumber &+= 1
+        return key(for: route.id ?? .number(0))
+    }
+
+    private static func snapshot(of state: inout State, options: TilingOptions, generation: UInt64) -> Snapshot {
+        Snapshot(tilers: state.tilerSet(options: options), generation: generation, routeCount: state.entries.count,
+                 pointCount: state.pointCount)
+    }
+}

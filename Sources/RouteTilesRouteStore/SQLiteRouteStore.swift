@@ -1,0 +1,622 @@
+import Dispatch
+import Foundation
+import RouteTilesModel
+import RouteTilesSQLite
+import Synchronization
+
+/// Routes in one SQLite file: the embedded store of a single machine (`--store routes.db`).
+///
+/// WAL journal with `synchronous = FULL`: a write is answered after its transaction commits, and the commit has
+/// reached the disk (fsync of the WAL), so an acknowledged write survives `kill -9` and power loss alike.
+/// Several processes may open the file (a server and a `routetiles load` job); a server notices the others'
+/// commits through `PRAGMA data_version` and applies them from the changes table.
+///
+/// Tables (`Docs/FORMATS.md` has them in full): `routes` (one row a route: id, properties as JSON, the lines as
+/// WKB, layer, kind, geodesic, version, created_seq), `route_tails` (the positions appended to a route since its
+/// line was last written, one row per append: `AppendedTails`) and `route_changes` (the feed: seq, route_id, op,
+/// base_version and the points of an append). A route's version is the greater of `routes.version` and its
+/// tail's last seq: SQLite rewrites a whole row, geometry included, when one column changes, so an append touches
+/// no row of `routes`. Calls run on a queue of the store's own, off Swift's concurrency pool, since SQLite blocks;
+/// writes that arrive together commit in one transaction (`commit(batch:)`).
+public final class SQLiteRouteStore: RouteStore {
+    /// The path of the database file.
+    public let path: String
+    /// `sqlite:` followed by the path.
+    public var displayName: String { "sqlite:\(path)" }
+    /// Always true: a committed write is in the file.
+    public var isDurable: Bool { true }
+
+    private let connection: Mutex<SQLiteDatabase?>
+    /// When to fold each route's tail into its line; only touched on the store's queue.
+    private let tails = Mutex(AppendedTails())
+    private let queue = DispatchQueue(label: "routetiles.sqlite-route-store")
+    private let pollInterval: Duration
+
+    /// Opens the file, creating it and the tables when missing (unless `create` is false: a job that reads routes
+    /// from a store wants an error for a wrong path, not an empty store). A file that holds other tables is
+    /// refused, so a tileset or another program's database is never written into.
+    public init(path: String, create: Bool = true, pollInterval: Duration = .milliseconds(100)) throws {
+        self.path = path
+        self.pollInterval = pollInterval
+        if !create && !FileManager.default.fileExists(atPath: path) {
+            throw StoreError(path: path, message: "no such route store")
+        }
+        let db = try SQLiteDatabase(path: path, readOnly: false)
+        try Self.prepare(db, path: path, create: create)
+        connection = Mutex(db)
+    }
+
+    /// Schema 2 added `route_tails`; schema 3 keeps its rows in sequence order. A store of schema 1 or 2 is
+    /// brought to 3 when opened (schema 1 gains the table, schema 2's rows are copied into the new one).
+    static let schemaVersion = "3"
+
+    /// One row per append, in the order of the appends' sequence numbers: every commit adds its rows at the end of
+    /// the table, on a few pages, instead of one page per route it appends to (schema 2 kept the rows by route, and
+    /// a commit of 6,400 fixes to as many routes rewrote most of the table's pages). Each route finds its rows
+    /// through the small index beside it. A row is part of its route's tail while its `seq` is greater than the
+    /// route's `routes.version`: a fold, a put or a trim sets that version past the rows they take in, and a removal
+    /// takes the route's row away, so no row is deleted on the write path; `compact(in:)` removes the rows no
+    /// route holds any more, oldest first, in batches.
+    private static let tailsTable = """
+        CREATE TABLE IF NOT EXISTS route_tails (
+            seq INTEGER PRIMARY KEY,
+            route_id TEXT NOT NULL,
+            points BLOB NOT NULL,
+            fixed_at REAL NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS route_tails_route ON route_tails (route_id, seq);
+        """
+
+    private static func prepare(_ db: SQLiteDatabase, path: String, create: Bool) throws {
+        try db.execute("PRAGMA busy_timeout = 10000")
+        let tables = Set(try db.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+        let ours: Set = ["routes", "route_changes", "route_imports", "route_tails", "routetiles_store"]
+        if tables.isEmpty && !create {
+            throw StoreError(path: path, message: "not a RouteTiles route store: the database is empty")
+        }
+        if !tables.isEmpty && !tables.contains("routetiles_store") {
+            throw StoreError(path: path, message: "not a RouteTiles route store: it holds the tables "
+                             + tables.sorted().joined(separator: ", "))
+        }
+        let stored = tables.isEmpty ? nil : try db.strings("SELECT value FROM routetiles_store WHERE key = 'schema'").first
+        if let stored, stored != schemaVersion, stored != "1", stored != "2" {
+            throw StoreError(path: path, message: "route store schema \(stored); this RouteTiles reads schema \(schemaVersion)")
+        }
+        guard try db.strings("PRAGMA journal_mode = WAL").first?.lowercased() == "wal" else {
+            throw StoreError(path: path, message: "cannot switch the database to WAL journal mode")
+        }
+        try db.execute("PRAGMA synchronous = FULL")
+        if tables.isSuperset(of: ours) && stored == schemaVersion { return }
+        // New, or older (schema 1 lacks `route_tails` and `routes.fixed_at`, and `route_imports` when older
+        // still): every table is created where missing, and the version written.
+        if stored == "1", !(try db.strings("SELECT name FROM pragma_table_info('routes')").contains("fixed_at")) {
+            try db.execute("ALTER TABLE routes ADD COLUMN fixed_at REAL")
+        }
+        if stored == "2" {
+            // Schema 2's tails, keyed by route, into the table in sequence order; the rows keep their meaning.
+            try db.transaction(writing: true) {
+                try db.execute("""
+                    ALTER TABLE route_tails RENAME TO route_tails_2;
+                    \(tailsTable)
+                    INSERT INTO route_tails (seq, route_id, points, fixed_at)
+                        SELECT seq, route_id, points, fixed_at FROM route_tails_2 ORDER BY seq;
+                    DROP TABLE route_tails_2;
+                    """)
+            }
+        }
+        try db.transaction(writing: true) {
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS routetiles_store (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                INSERT OR IGNORE INTO routetiles_store (key, value) VALUES ('schema', '\(schemaVersion)');
+                CREATE TABLE IF NOT EXISTS routes (
+                    id TEXT PRIMARY KEY,
+                    properties TEXT NOT NULL DEFAULT '{}',
+                    geom BLOB NOT NULL,
+                    layer TEXT,
+                    kind TEXT CHECK (kind IN ('line', 'point')),
+                    geodesic INTEGER NOT NULL DEFAULT 0,
+                    version INTEGER NOT NULL,
+                    created_seq INTEGER NOT NULL,
+                    fixed_at REAL
+                );
+                CREATE INDEX IF NOT EXISTS routes_created_seq ON routes (created_seq);
+                CREATE TABLE IF NOT EXISTS route_changes (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    route_id TEXT NOT NULL,
+                    op TEXT NOT NULL CHECK (op IN ('insert', 'update', 'delete', 'append')),
+                    base_version INTEGER,
+                    points BLOB,
+                    changed_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
+                );
+                \(tailsTable)
+                CREATE TABLE IF NOT EXISTS route_imports (
+                    id TEXT PRIMARY KEY,
+                    content_hash TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    imported_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
+                );
+                UPDATE routetiles_store SET value = '\(schemaVersion)' WHERE key = 'schema';
+                """)
+        }
+    }
+
+    /// Runs `body` with the connection on the store's queue.
+    private func withConnection<T: Sendable>(_ body: @escaping @Sendable (SQLiteDatabase) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { [self] in
+                continuation.resume(with: Result {
+                    try connection.withLock { db in
+                        guard let db else { throw RouteStoreError(store: displayName, message: "the store is closed") }
+                        return try body(db)
+                    }
+                })
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// A route's version: that of its row, or of the last append to its tail if later (rows no longer in the tail
+    /// are older than the row's version, so they change nothing here).
+    private static let version = "MAX(version, COALESCE((SELECT MAX(seq) FROM route_tails WHERE route_id = routes.id), 0))"
+
+    /// When a route's last position arrived: that of its tail's last append, or the one its row keeps.
+    private static let lastFix = """
+        COALESCE((SELECT fixed_at FROM route_tails WHERE route_id = routes.id AND seq > routes.version
+                  ORDER BY seq DESC LIMIT 1), fixed_at)
+        """
+
+    private static let rowColumns = "id, \(version), properties, geom, layer, kind, geodesic, created_seq, \(lastFix)"
+
+    private static func row(_ s: SQLiteDatabase.Statement, tail: [Coordinate]) -> StoredRow {
+        StoredRouteCodec.route(key: s.text(0) ?? "", version: s.int64(1), created: s.int64(7), properties: s.text(2),
+                               wkb: s.isNull(3) ? nil : s.blob(3), layer: s.text(4), kind: s.text(5),
+                               geodesic: s.int(6) != 0, tail: tail, lastFix: s.isNull(8) ? nil : s.double(8))
+    }
+
+    /// The positions of one route's tail (`route_id` nil: of every route), in append order.
+    private static func tails(_ db: SQLiteDatabase, of key: String?) throws -> [String: [Coordinate]] {
+        let s = key == nil
+            ? try db.prepare("""
+                SELECT t.route_id, t.points FROM route_tails t JOIN routes r ON r.id = t.route_id
+                WHERE t.seq > r.version ORDER BY t.route_id, t.seq
+                """)
+            : try db.cached("""
+                SELECT route_id, points FROM route_tails
+                WHERE route_id = ?1 AND seq > (SELECT version FROM routes WHERE id = ?1) ORDER BY seq
+                """)
+        defer { s.reset() }
+        if let key { s.bind(1, key) }
+        var tails: [String: [Coordinate]] = [:]
+        while try s.step() {
+            if case let .points(points)? = try? WellKnownBinary.decode(s.blob(1)) { tails[s.text(0) ?? "", default: []] += points }
+        }
+        return tails
+    }
+
+    /// Every route and the newest sequence, read in one transaction.
+    public func loadAll() async throws -> RouteStoreSnapshot {
+        try await withConnection { db in
+            try db.transaction(writing: false) {
+                let sequence = try db.int64("SELECT COALESCE(MAX(seq), 0) FROM route_changes")
+                var tails = try Self.tails(db, of: nil)
+                let s = try db.prepare("SELECT \(Self.rowColumns) FROM routes ORDER BY created_seq, id")
+                var snapshot = RouteStoreSnapshot(routes: [], badRows: [], sequence: sequence)
+                while try s.step() {
+                    switch Self.row(s, tail: tails.removeValue(forKey: s.text(0) ?? "") ?? []) {
+                    case let .route(route): snapshot.routes.append(route)
+                    case let .bad(problem): snapshot.badRows.append(problem)
+                    }
+                }
+                return snapshot
+            }
+        }
+    }
+
+    /// The routes stored under `keys`; absent keys are left out.
+    public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
+        try await withConnection { db in
+            var rows: [String: StoredRow] = [:]
+            for key in keys { rows[key] = try Self.read(key, db) }
+            return rows
+        }
+    }
+
+    /// The route stored under `key` with its tail, if any.
+    private static func read(_ key: String, _ db: SQLiteDatabase) throws -> StoredRow? {
+        let tail = try tails(db, of: key)[key] ?? []
+        let s = try db.cached("SELECT \(rowColumns) FROM routes WHERE id = ?")
+        defer { s.reset() }
+        s.bind(1, key)
+        return try s.step() ? row(s, tail: tail) : nil
+    }
+
+    /// The changes after `sequence`, at most `limit`, in order.
+    public func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
+        try await withConnection { [displayName] db in
+            let s = try db.prepare("""
+                SELECT seq, route_id, op, base_version, points, changed_at FROM route_changes WHERE seq > ? ORDER BY seq LIMIT ?
+                """)
+            s.bind(1, sequence)
+            s.bind(2, limit)
+            var changes: [RouteChange] = []
+            while try s.step() {
+                guard let operation = s.text(2).flatMap(RouteChange.Operation.init(rawValue:)) else {
+                    throw RouteStoreError(store: displayName, message: "change \(s.int64(0)) has an unknown op '\(s.text(2) ?? "")'")
+                }
+                var points: [Coordinate] = []
+                if operation == .append, !s.isNull(4) {
+                    if case let .points(p)? = try? WellKnownBinary.decode(s.blob(4)) { points = p }
+                }
+                changes.append(RouteChange(sequence: s.int64(0), key: s.text(1) ?? "", operation: operation,
+                                           baseVersion: s.isNull(3) ? nil : s.int64(3), points: points,
+                                           time: operation == .append ? s.double(5) : nil))
+            }
+            // Rows may have been pruned (`DELETE FROM route_changes WHERE …`): a reader that needs changes older
+            // than the oldest kept must load everything again.
+            if changes.first?.sequence != sequence + 1 {
+                let oldest = try db.int64("SELECT COALESCE(MIN(seq), 0) FROM route_changes")
+                if oldest > sequence + 1 { throw RouteChangesPruned(after: sequence, oldest: oldest) }
+            }
+            return changes
+        }
+    }
+
+    /// The newest sequence (0 before the first change).
+    public func newestSequence() async throws -> Int64 {
+        try await withConnection { db in try db.int64("SELECT COALESCE(MAX(seq), 0) FROM route_changes") }
+    }
+
+    // MARK: Writing
+
+    /// Commits one write in a transaction and returns once it is in the file.
+    public func commit(_ write: RouteWrite) async throws -> RouteWriteResult {
+        try await commit(batch: [write])[0].get()
+    }
+
+    /// Commits the writes in one transaction, each in a savepoint of its own, and returns once it is in the file.
+    /// Routes whose tail grew long enough are folded afterwards, in a transaction of their own, before the next
+    /// write runs.
+    public func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
+        let (results, due) = try await withConnection { [self] db in
+            try db.transaction(writing: true) {
+                var due: [String] = []
+                let results = try writes.map { write -> Result<RouteWriteResult, any Error> in
+                    try db.execute("SAVEPOINT routetiles_write")
+                    do {
+                        let result = try tails.withLock { ledger in try Self.apply(write, to: db, tails: &ledger, due: &due) }
+                        try db.execute("RELEASE routetiles_write")
+                        return .success(result)
+                    } catch {
+                        try db.execute("ROLLBACK TO routetiles_write; RELEASE routetiles_write")
+                        return .failure(error)
+                    }
+                }
+                return (results, due)
+            }
+        }
+        let compact = tails.withLock { $0.compactionDue }
+        if !due.isEmpty || compact {
+            queue.async { [self] in
+                // A fold or a compaction that fails leaves the tails as they are: the routes are whole either way.
+                _ = try? connection.withLock { db in
+                    guard let db else { return }
+                    try tails.withLock { ledger in
+                        if !due.isEmpty { try Self.fold(due.uniqued(), in: db, tails: &ledger) }
+                        if compact {
+                            try Self.compact(in: db)
+                            ledger.compacted()
+                        }
+                    }
+                }
+            }
+        }
+        return results
+    }
+
+    /// Removes the oldest rows of `route_tails` that no tail holds any more (their route's version passed them, or
+    /// the route is gone), `limit` at most, in one transaction. They lie at the start of the table, so the pages
+    /// it rewrites are few and in order.
+    private static func compact(in db: SQLiteDatabase, limit: Int = AppendedTails.compactionInterval) throws {
+        try db.transaction(writing: true) {
+            let delete = try db.cached("""
+                DELETE FROM route_tails WHERE seq IN (
+                    SELECT t.seq FROM route_tails t LEFT JOIN routes r ON r.id = t.route_id
+                    WHERE r.id IS NULL OR t.seq <= r.version ORDER BY t.seq LIMIT ?)
+                """)
+            delete.bind(1, limit)
+            try delete.run()
+        }
+    }
+
+    /// Folds the tails of `keys` into their lines, in one transaction: the routes read the same before and after,
+    /// so no change is recorded and versions stay.
+    private static func fold(_ keys: [String], in db: SQLiteDatabase, tails ledger: inout AppendedTails) throws {
+        try db.transaction(writing: true) {
+            let read = try db.cached("SELECT geom FROM routes WHERE id = ?")
+            let tail = try db.cached("""
+                SELECT seq, points, fixed_at FROM route_tails
+                WHERE route_id = ?1 AND seq > (SELECT version FROM routes WHERE id = ?1) ORDER BY seq
+                """)
+            // Setting the version to the last row folded takes the rows out of the tail: none is deleted here.
+            let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?), fixed_at = ? WHERE id = ?")
+            for key in keys {
+                read.bind(1, key)
+                guard try read.step() else { read.reset(); continue }
+                let wkb = read.blob(0)
+                read.reset()
+                tail.bind(1, key)
+                var points: [Coordinate] = []
+                var last: Int64 = 0
+                var fixedAt = 0.0
+                while try tail.step() {
+                    guard case let .points(p)? = try? WellKnownBinary.decode(tail.blob(1)) else { continue }
+                    points += p
+                    last = tail.int64(0)
+                    fixedAt = tail.double(2)
+                }
+                tail.reset()
+                guard !points.isEmpty, let spliced = try? WellKnownBinary.appending(points, to: wkb) else { continue }
+                update.bind(1, spliced)
+                update.bind(2, last)
+                update.bind(3, fixedAt)
+                update.bind(4, key)
+                try update.run()
+                ledger.folded(key)
+            }
+        }
+    }
+
+    private static func apply(_ write: RouteWrite, to db: SQLiteDatabase, tails: inout AppendedTails,
+                              due: inout [String]) throws -> RouteWriteResult {
+        let addChange = try db.cached("""
+            INSERT INTO route_changes (route_id, op, base_version, points, changed_at)
+            VALUES (?1, ?2, ?3, ?4, COALESCE(?5, (julianday('now') - 2440587.5) * 86400.0))
+            """)
+        func change(_ key: String, _ operation: RouteChange.Operation, base: Int64? = nil,
+                    points: [Coordinate] = [], time: Double? = nil) throws -> RouteChange {
+            addChange.bind(1, key)
+            addChange.bind(2, operation.rawValue)
+            if let base { addChange.bind(3, base) } else { addChange.bindNull(3) }
+            if operation == .append { addChange.bind(4, WellKnownBinary.multiPoint(points)) } else { addChange.bindNull(4) }
+            if let time { addChange.bind(5, time) } else { addChange.bindNull(5) }
+            try addChange.run()
+            return RouteChange(sequence: db.lastInsertRowID, key: key, operation: operation, baseVersion: base,
+                               points: points, time: time)
+        }
+        // The geometry's header is read only when the kind does not tell (a row written by another program).
+        let current = try db.cached("""
+            SELECT \(version), kind, CASE WHEN kind IS NULL THEN substr(geom, 1, 5) END, created_seq FROM routes WHERE id = ?
+            """)
+        /// The version, kind, whether it is a line, and creation of the route stored under `key`, if any.
+        func stored(_ key: String) throws -> (version: Int64, kind: String?, isLine: Bool, created: Int64)? {
+            defer { current.reset() }
+            current.bind(1, key)
+            guard try current.step() else { return nil }
+            let kind = current.text(1)
+            let isLine = kind == nil ? WellKnownBinary.startsALine(current.blob(2)) : kind == "line"
+            return (current.int64(0), kind, isLine, current.int64(3))
+        }
+
+        /// Writes whole routes (a put, or a trim, which keeps the route's last fix).
+        func put(_ routes: [Route], lastFix: Double?) throws -> RouteWriteResult {
+            let upsert = try db.cached("""
+                INSERT INTO routes (id, properties, geom, layer, kind, geodesic, version, created_seq, fixed_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                ON CONFLICT (id) DO UPDATE SET properties = excluded.properties, geom = excluded.geom,
+                    layer = excluded.layer, kind = excluded.kind, geodesic = excluded.geodesic, version = excluded.version,
+                    fixed_at = excluded.fixed_at
+                """)
+            var changes: [RouteChange] = []
+            var written: [StoredRoute] = []
+            for route in RouteStoreImport.numbered(routes, from: try nextFreeNumber(db, after: routes)) {
+                let key = StoredRouteCodec.key(for: route.id ?? .number(0))
+                let existing = try stored(key)
+                let made = try change(key, existing == nil ? .insert : .update)
+                // The route's tail rows leave its tail by themselves (the new version passes them): only the
+                // ledger forgets them.
+                if existing != nil { tails.forget(key) }
+                upsert.bind(1, key)
+                upsert.bind(2, StoredRouteCodec.propertiesJSON(route.properties))
+                upsert.bind(3, WellKnownBinary.encode(route))
+                upsert.bind(4, route.layer)
+                upsert.bind(5, StoredRouteCodec.kindName(route.kind))
+                upsert.bind(6, route.geodesic ? 1 : 0)
+                upsert.bind(7, made.sequence)
+                upsert.bind(8, made.sequence)
+                if let lastFix { upsert.bind(9, lastFix) } else { upsert.bindNull(9) }
+                try upsert.run()
+                changes.append(made)
+                written.append(StoredRoute(key: key, route: route, version: made.sequence,
+                                           created: existing?.created ?? made.sequence, lastFix: lastFix))
+            }
+            return .committed(changes: changes, written: written)
+        }
+
+        switch write {
+        case let .put(routes):
+            return try put(routes, lastFix: nil)
+        case let .trim(key, keep):
+            guard case let .route(held)? = try Self.read(key, db) else { return .notFound(key: key) }
+            guard let route = TrackRetention.trimmed(held.route, keeping: keep) else {
+                return .committed(changes: [], written: [])
+            }
+            return try put([route], lastFix: held.lastFix)
+        case let .replace(key, route):
+            var route = route
+            route.id = StoredRouteCodec.id(forKey: key)
+            return try apply(.put([route]), to: db, tails: &tails, due: &due)
+        case let .remove(key):
+            guard try stored(key) != nil else { return .notFound(key: key) }
+            let made = try change(key, .delete)
+            let delete = try db.cached("DELETE FROM routes WHERE id = ?")
+            delete.bind(1, key)
+            try delete.run()
+            tails.forget(key) // its tail rows went with its row
+            return .committed(changes: [made], written: [])
+        case let .append(key, points):
+            guard let (version, _, isLine, _) = try stored(key) else { return .notFound(key: key) }
+            guard isLine else { return .notALine(key: key) }
+            // The positions go to the route's tail: the stored line is not rewritten (`AppendedTails`).
+            let made = try change(key, .append, base: version, points: points, time: Date().timeIntervalSince1970)
+            let addTail = try db.cached("INSERT INTO route_tails (route_id, seq, points, fixed_at) VALUES (?, ?, ?, ?)")
+            tails.noteRowAdded()
+            addTail.bind(1, key)
+            addTail.bind(2, made.sequence)
+            addTail.bind(3, WellKnownBinary.multiPoint(points))
+            addTail.bind(4, made.time ?? 0)
+            try addTail.run()
+            if tails.counts(of: key) == nil {
+                // Learnt once per route and process: the line's positions from its size (16 bytes each), the
+                // tail's from its rows.
+                let sizes = try db.cached("""
+                    SELECT length(geom) / 16, (SELECT COUNT(*) FROM route_tails WHERE route_id = ?1 AND seq > routes.version)
+                    FROM routes WHERE id = ?1
+                    """)
+                sizes.bind(1, key)
+                if try sizes.step() { tails.learn(key, AppendedTails.Counts(line: sizes.int(0), tail: sizes.int(1))) }
+                sizes.reset()
+            }
+            if tails.append(points.count, to: key) { due.append(key) }
+            return .committed(changes: [made], written: [])
+        }
+    }
+
+    // MARK: Imports from files
+
+    /// What the `route_imports` table remembers.
+    public func importRecords() async throws -> [String: RouteImportRecord] {
+        try await withConnection { db in
+            let s = try db.prepare("SELECT id, content_hash, version FROM route_imports")
+            var records: [String: RouteImportRecord] = [:]
+            while try s.step() {
+                records[s.text(0) ?? ""] = RouteImportRecord(contentHash: s.text(1) ?? "", version: s.int64(2))
+            }
+            return records
+        }
+    }
+
+    /// Applies an import in one transaction; an entry whose route moved on since the importer looked is skipped.
+    public func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult {
+        try await withConnection { db in
+            try db.transaction(writing: true) {
+                let current = try db.prepare("SELECT \(Self.version) FROM routes WHERE id = ?")
+                let record = try db.prepare("""
+                    INSERT INTO route_imports (id, content_hash, version) VALUES (?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET content_hash = excluded.content_hash, version = excluded.version,
+                        imported_at = excluded.imported_at
+                    """)
+                let forget = try db.prepare("DELETE FROM route_imports WHERE id = ?")
+                func remember(_ key: String, _ hash: String, _ version: Int64) throws {
+                    record.bind(1, key)
+                    record.bind(2, hash)
+                    record.bind(3, version)
+                    try record.run()
+                }
+                var result = RouteImportResult()
+                for entry in entries {
+                    current.bind(1, entry.key)
+                    let version: Int64? = try current.step() ? current.int64(0) : nil
+                    current.reset()
+                    guard version == entry.expectedVersion else {
+                        result.skipped.append(entry.key)
+                        continue
+                    }
+                    switch entry.action {
+                    case let .write(route):
+                        var route = route
+                        route.id = StoredRouteCodec.id(forKey: entry.key)
+                        guard case let .committed(changes, written) = try self.tails.withLock({ ledger in
+                            var due: [String] = []
+                            return try Self.apply(.put([route]), to: db, tails: &ledger, due: &due)
+                        }),
+                              let stored = written.first else { continue }
+                        result.changes += changes
+                        result.written.append(stored)
+                        try remember(entry.key, entry.contentHash, stored.version)
+                    case .record:
+                        if let version { try remember(entry.key, entry.contentHash, version) }
+                    case .remove:
+                        if case let .committed(changes, _) = try self.tails.withLock({ ledger in
+                            var due: [String] = []
+                            return try Self.apply(.remove(key: entry.key), to: db, tails: &ledger, due: &due)
+                        }) {
+                            result.changes += changes
+                        }
+                        forget.bind(1, entry.key)
+                        try forget.run()
+                    }
+                }
+                return result
+            }
+        }
+    }
+
+    /// Where numbering the routes without an id starts: one past the largest numeric key stored (0 when every
+    /// route in `routes` has an id). `RouteStoreImport.numbered` also steps past the ids given in `routes`.
+    private static func nextFreeNumber(_ db: SQLiteDatabase, after routes: [Route]) throws -> UInt64 {
+        guard routes.contains(where: { $0.id == nil }) else { return 0 }
+        var next: UInt64 = 0
+        // Keys that are decimal numbers without a leading zero; CAST saturates past Int64, so the key is compared
+        // as text of equal length too.
+        let s = try db.prepare("""
+            SELECT id FROM routes WHERE id NOT GLOB '*[^0-9]*' AND id <> '' AND (id = '0' OR id NOT GLOB '0*')
+            ORDER BY length(id) DESC, id DESC LIMIT 1
+            """)
+        if try s.step(), let text = s.text(0), let n = UInt64(text) { next = max(next, n &+ 1) }
+        return next
+    }
+
+    // MARK: Wake-ups
+
+    /// Yields when the database changed, found by polling SQLite's data version every poll interval, so that writes
+    /// of other processes are noticed too.
+    public func wakeUps() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let task = Task { [self] in
+            var seen = try? await withConnection { db in try db.int64("PRAGMA data_version") }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: pollInterval)
+                guard let now = try? await withConnection({ db in try db.int64("PRAGMA data_version") }) else {
+                    break
+                }
+                if now != seen {
+                    seen = now
+                    continuation.yield()
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    /// Ends the wake-ups and closes the database.
+    public func close() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async { [self] in
+                connection.withLock { db in
+                    db?.close()
+                    db = nil
+                }
+                done.resume()
+            }
+        }
+    }
+}
+
+extension SQLiteDatabase {
+    /// The first column of every row.
+    func strings(_ sql: String) throws -> [String] {
+        let s = try prepare(sql)
+        var values: [String] = []
+        while try s.step() { values.append(s.text(0) ?? "") }
+        return values
+    }
+
+    /// The first column of the first row, as an integer (0 when there is none).
+    func int64(_ sql: String) throws -> Int64 {
+        let s = try prepare(sql)
+        return try s.step() ? s.int64(0) : 0
+    }
+}

@@ -1,0 +1,113 @@
+import RouteTilesGeo
+import RouteTilesModel
+
+extension RouteTiler {
+    /// The tiles whose bytes an append changed: this tiler is `old.appending(…)`, extended at the end of its last
+    /// line. A tile changes when the new segments are drawn in it, or when a vertex inside it (with the buffer) is
+    /// kept at the tile's zoom by one tiler's simplification and dropped by the other's. Only the last block of the
+    /// line (`VertexImportance.blockLength` vertices) is simplified again, so only its vertices are compared, and
+    /// the answer follows the change, not the length of the route.
+    ///
+    /// Returns those tiles, and apart the tiles the new segments are drawn in (by which the route's cover grows).
+    /// With `routeLength` or `lineMetrics`, every feature carries a value of the whole route (`length_m`, or the
+    /// clip fractions of it), so every tile of the route changes: the caller adds the route's cover.
+    package func tilesChanged(byAppendingTo old: RouteTiler) -> (changed: Set<TileID>, drawn: Set<TileID>) {
+        let line = projected.lineCount - 1
+        let oldLast = old.projected.pointCount - 1, newLast = projected.pointCount - 1
+        guard line >= 0, oldLast >= 0, newLast > oldLast else { return ([], []) }
+
+        let drawn = tilesDrawn(by: spansOfLastLine(from: oldLast))
+        var changed = drawn
+
+        // The vertices of the old last block whose fate at some zoom differs: only a vertex whose importance
+        // changed can be kept at one zoom and dropped at another, so the zooms are looked at for those alone.
+        let first = ImportanceColumn.lastBlockStart(old.projected)
+        let tolerances = (options.minZoom...options.maxZoom).map { ($0, options.squaredTolerance(zoom: $0)) }
+        for v in first...oldLast {
+            let before = old.importance[v], after = importance[v]
+            guard before != after else { continue }
+            for (z, tolerance) in tolerances where tolerance >= 0 && (before > tolerance) != (after > tolerance) {
+                tiles(holding: v, zoom: z, into: &changed)
+            }
+        }
+        return (changed, drawn)
+    }
+
+    /// The segments of the last line from vertex `vertex` on, in every world copy that meets the root tile.
+    func spansOfLastLine(from vertex: Int) -> [SegmentSpan] {
+        let line = projected.lineCount - 1, last = projected.pointCount - 1
+        guard line >= 0, vertex < last else { return [] }
+        let root = WebMercator.bounds(of: TileID(z: 0, x: 0, y: 0), extent: options.extent, buffer: options.buffer)
+        var piece = SpanList()
+        for shift in [Int32(-1), 0, 1] {
+            let span = SegmentSpan(line: Int32(line), shift: shift, first: Int32(vertex), end: Int32(last))
+            SpanFilter.select([span], meeting: root, in: projected, into: &piece)
+        }
+        return piece.spans
+    }
+
+    /// The tiles in which the segments of `spans` (a few new ones) have a feature, at every zoom of the options:
+    /// exactly `cover(of:zooms:)`, without cutting where the answer is plain. At a zoom where every tile whose
+    /// buffered box meets the segments' box holds that box whole, those are the tiles: clipping keeps the segments
+    /// whole in each, and a route that touches a tile is never simplified away (at worst a stub). Only the zooms
+    /// where a buffered box's edge crosses the segments' box are cut (in one pass over their range).
+    func tilesDrawn(by spans: [SegmentSpan]) -> Set<TileID> {
+        var box = MapRect.empty
+        projected.xs.withUnsafeBufferPointer { xs in
+            projected.ys.withUnsafeBufferPointer { ys in
+                for span in spans {
+                    let dx = Double(span.shift) * WebMercator.worldSize
+                    for i in Int(span.first)...Int(span.end) { box.formUnion(MapPoint(x: xs[i] + dx, y: ys[i])) }
+                }
+            }
+        }
+        guard !box.isEmpty else { return [] }
+        var drawn = Set<TileID>()
+        var cutFrom = Int.max, cutTo = Int.min
+        for z in options.minZoom...options.maxZoom {
+            let size = WebMercator.tileSize(zoom: z)
+            let margin = Double(options.buffer) / Double(options.extent) * size
+            let count = 1 << z
+            // Per axis, the tiles whose buffered span [k·size − margin, (k+1)·size + margin] meets [low, high], when
+            // each holds it whole (strictly inside: a box on an edge is cut), within the world.
+            func holding(_ low: Double, _ high: Double) -> ClosedRange<Int>? {
+                let first = Int(((low - margin) / size - 1).rounded(.up)), last = Int(((high + margin) / size).rounded(.down))
+                guard first >= 0, last < count, first <= last else { return nil }
+                for k in [first, last] where !(Double(k) * size - margin < low && high < Double(k + 1) * size + margin) {
+                    return nil
+                }
+                return first...last
+            }
+            // At most two tiles a side: a box held whole by a tile's buffered span cannot reach past its neighbour.
+            if let columns = holding(box.minX, box.maxX), let rows = holding(box.minY, box.maxY) {
+                for x in columns { for y in rows { drawn.insert(TileID(z: z, x: x, y: y)) } }
+            } else {
+                cutFrom = min(cutFrom, z)
+                cutTo = max(cutTo, z)
+            }
+        }
+        if cutFrom <= cutTo { drawn.formUnion(cover(of: spans, zooms: cutFrom...cutTo)) }
+        return drawn
+    }
+
+    /// Adds the tiles at `zoom` whose buffered box holds vertex `v`, in each world copy.
+    private func tiles(holding v: Int, zoom: Int, into out: inout Set<TileID>) {
+        let size = WebMercator.tileSize(zoom: zoom)
+        let buffer = Double(options.buffer) / Double(options.extent) * size
+        let count = 1 << zoom
+        // Tile k's buffered box is [k·size − buffer, (k+1)·size + buffer]: k runs from ⌈(p − buffer)/size − 1⌉ to
+        // ⌊(p + buffer)/size⌋.
+        func range(_ p: Double) -> (Int, Int) {
+            (max(0, Int(((p - buffer) / size - 1).rounded(.up))), min(count - 1, Int(((p + buffer) / size).rounded(.down))))
+        }
+        let (top, bottom) = range(projected.ys[v])
+        guard top <= bottom else { return }
+        for shift in [-1.0, 0, 1] {
+            let (left, right) = range(projected.xs[v] + shift * WebMercator.worldSize)
+            guard left <= right else { continue }
+            for column in left...right {
+                for row in top...bottom { out.insert(TileID(z: zoom, x: column, y: row)) }
+            }
+        }
+    }
+}

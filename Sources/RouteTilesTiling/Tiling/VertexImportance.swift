@@ -1,0 +1,89 @@
+import RouteTilesGeo
+
+/// Douglas–Peucker importance of every vertex, computed once per line so that simplifying a tile at any zoom is a
+/// linear filter: a vertex is kept at squared tolerance t when its importance exceeds t.
+///
+/// A vertex's importance is its squared distance from the chord it split, capped by the importance of the vertex
+/// whose split made that chord. With the cap, the vertices kept at tolerance t are exactly those Douglas–Peucker
+/// keeps at t. Recursion stops below `floor` (the smallest tolerance any zoom will ask for), so detail finer than
+/// the deepest simplified zoom costs nothing; such vertices get importance 0.
+///
+/// Lines are simplified in blocks of `blockLength` vertices: every `blockLength`-th vertex of a line, and its two
+/// ends, get +∞ (always kept), and Douglas–Peucker runs within each block. A vertex's importance therefore depends
+/// only on its own block, so a line extended at its end (a live track) recomputes its last block and the new ones,
+/// never the whole line. The cost is one kept vertex per 256 points at every zoom: a block of 256 makes an append's
+/// simplification (the whole of the last block, each time) a few thousand distance tests, where 4,096 made a fleet
+/// server spend a third of its time there.
+enum VertexImportance {
+    static let blockLength = 256
+
+    static func compute(into out: UnsafeMutableBufferPointer<Double>, set: ProjectedRouteSet, floor: Double) {
+        var stack: [(first: Int, last: Int, cap: Double)] = []
+        for line in 0..<set.lineCount {
+            update(out, base: 0, set: set, line: line, from: set.lineStarts[line], floor: floor, stack: &stack)
+        }
+    }
+
+    /// Recomputes the importance of `line` from the block holding vertex `vertex` to the line's end, after points
+    /// were added to the line. `out[0]` is vertex `base`, which is at most the start of that block.
+    static func update(_ out: UnsafeMutableBufferPointer<Double>, base: Int, set: ProjectedRouteSet, line: Int,
+                       from vertex: Int, floor: Double) {
+        var stack: [(first: Int, last: Int, cap: Double)] = []
+        update(out, base: base, set: set, line: line, from: vertex, floor: floor, stack: &stack)
+    }
+
+    private static func update(_ values: UnsafeMutableBufferPointer<Double>, base: Int, set: ProjectedRouteSet,
+                               line: Int, from vertex: Int, floor: Double,
+                               stack: inout [(first: Int, last: Int, cap: Double)]) {
+        let first = set.lineStarts[line], last = set.lineStarts[line + 1] - 1
+        guard last > first else { return }
+        var blockStart = first + (vertex - first) / blockLength * blockLength
+        precondition(blockStart >= base && last - base < values.count, "importance buffer does not cover the line")
+        set.xs.withUnsafeBufferPointer { xs in
+            set.ys.withUnsafeBufferPointer { ys in
+                while blockStart < last {
+                    let blockEnd = min(blockStart + blockLength, last)
+                    values[blockStart - base] = .infinity
+                    values[blockEnd - base] = .infinity
+                    for i in (blockStart + 1)..<blockEnd { values[i - base] = 0 }
+                    stack.append((blockStart, blockEnd, .infinity))
+                    while let (a, b, cap) = stack.popLast() {
+                        guard b - a > 1 else { continue }
+                        var best = -1.0, index = a
+                        let ax = xs[a], ay = ys[a], bx = xs[b], by = ys[b]
+                        let dx = bx - ax, dy = by - ay, length = dx * dx + dy * dy
+                        // One division per chord, not per vertex: the loop is the whole cost of an append's
+                        // simplification.
+                        let inverse = length > 0 ? 1 / length : 0
+                        for i in (a + 1)..<b {
+                            let d = squaredSegmentDistance(xs[i], ys[i], ax, ay, dx, dy, inverseLength: inverse)
+                            if d > best { best = d; index = i }
+                        }
+                        guard best > floor else { continue }
+                        let value = min(best, cap)
+                        values[index - base] = value
+                        stack.append((a, index, value))
+                        stack.append((index, b, value))
+                    }
+                    blockStart = blockEnd
+                }
+            }
+        }
+    }
+
+    /// Squared distance from (px, py) to the segment from (ax, ay) by (dx, dy), whose squared length's inverse is
+    /// `inverseLength` (0 for a segment of no length).
+    @inline(__always)
+    static func squaredSegmentDistance(_ px: Double, _ py: Double, _ ax: Double, _ ay: Double,
+                                       _ dx: Double, _ dy: Double, inverseLength: Double) -> Double {
+        var x = ax, y = ay
+        let t = ((px - ax) * dx + (py - ay) * dy) * inverseLength
+        if t > 1 {
+            x += dx; y += dy
+        } else if t > 0 {
+            x += dx * t; y += dy * t
+        }
+        let ex = px - x, ey = py - y
+        return ex * ex + ey * ey
+    }
+}
