@@ -1,6 +1,6 @@
 import Foundation
-import RouteTilesGeo
-import RouteTilesModel
+@_spi(Columns) import RouteTilesGeo
+@_spi(Columns) import RouteTilesModel
 import RouteTilesTiling
 
 extension TilesetMetadata {

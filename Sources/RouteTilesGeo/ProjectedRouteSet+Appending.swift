@@ -1,4 +1,4 @@
-import RouteTilesModel
+@_spi(Columns) import RouteTilesModel
 
 extension ProjectedRouteSet {
     /// The set with `points` added to the end of its last line, as if that line had held them from the start:

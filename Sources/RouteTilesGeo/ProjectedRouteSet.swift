@@ -1,4 +1,4 @@
-import RouteTilesModel
+@_spi(Columns) import RouteTilesModel
 
 /// Routes projected once into map-point space, packed for the tiler.
 ///
@@ -24,10 +24,10 @@ public struct ProjectedRouteSet: Sendable {
     }
 
     /// Map-point x and y per vertex. Shared between a set and the sets appended to it (see `SharedColumn`).
-    package internal(set) var xs = SharedColumn<Double>()
-    package internal(set) var ys = SharedColumn<Double>()
+    @_spi(Columns) public internal(set) var xs = SharedColumn<Double>()
+    @_spi(Columns) public internal(set) var ys = SharedColumn<Double>()
     /// Distance along the route from its first position, in metres, per vertex (continuing across its lines).
-    package internal(set) var distances = SharedColumn<Double>()
+    @_spi(Columns) public internal(set) var distances = SharedColumn<Double>()
     package internal(set) var lineStarts: [Int] = [0]
     package internal(set) var lineRoute: [Int32] = []
     /// Per route, in input order: its feature id, properties, layer, kind and length (`lineRoute` indexes it).

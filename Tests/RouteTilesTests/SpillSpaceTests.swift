@@ -1,7 +1,7 @@
 import Foundation
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
+@_spi(Columns) @testable import RouteTilesModel
+@_spi(Columns) @testable import RouteTilesGeo
 @testable import RouteTilesInput
 @testable import RouteTilesTiling
 @testable import RouteTilesBuild

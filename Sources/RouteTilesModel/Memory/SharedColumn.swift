@@ -12,18 +12,22 @@ import Synchronization
 /// only through the snapshot that publishes it. Appends to views of one storage must come from one writer at a time
 /// (live route sets let writers take turns); a compare-and-exchange on the written count keeps two racing appends
 /// from writing the same slots, the loser copying instead.
-package struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
-    final class Storage: @unchecked Sendable {
+@_spi(Columns) public struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
+    // The reads and the appends are public to the package's modules only, as the SPI `Columns`, and @inlinable with
+    // what they touch @usableFromInline: the projection and tiling modules read a column per vertex, and Swift
+    // inlines across modules only public code (an `@inlinable package` function is still called). A call per value
+    // and an unspecialized generic append cost a build a fifth of its time (Docs/ARCHITECTURE.md, "The modules").
+    @usableFromInline final class Storage: @unchecked Sendable {
         // @unchecked: `values` is written only at slots no view can read yet (see `written`), then only read.
-        let values: UnsafeMutablePointer<Element>
-        let capacity: Int
+        @usableFromInline let values: UnsafeMutablePointer<Element>
+        @usableFromInline let capacity: Int
         /// How many slots hold values: a view of exactly this many may append in place.
-        let written: Atomic<Int>
+        @usableFromInline let written: Atomic<Int>
 
         /// Where the values live when a `SpillSpace` holds them.
         private let spill: (space: SpillSpace, id: Int)?
 
-        init(capacity: Int) {
+        @usableFromInline init(capacity: Int) {
             self.capacity = Swift.max(capacity, 16)
             written = Atomic(0)
             let bytes = self.capacity * MemoryLayout<Element>.stride
@@ -74,13 +78,15 @@ package struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
         }
     }
 
-    private var storage: Storage
+    @usableFromInline var storage: Storage
     /// The number of values in this view.
-    package private(set) var count: Int
+    @usableFromInline var viewCount: Int
+    /// The number of values in this view.
+    @_spi(Columns) @inlinable public var count: Int { viewCount }
 
     package init() {
         storage = Storage(capacity: 16)
-        count = 0
+        viewCount = 0
     }
 
     package init(_ values: some Collection<Element>) {
@@ -95,11 +101,11 @@ package struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
         moveToNewStorage(capacity: total)
     }
 
-    package mutating func append(_ value: Element) {
+    @_spi(Columns) @inlinable public mutating func append(_ value: Element) {
         append(contentsOf: CollectionOfOne(value))
     }
 
-    package mutating func append(contentsOf values: some Collection<Element>) {
+    @_spi(Columns) @inlinable public mutating func append(contentsOf values: some Collection<Element>) {
         let added = values.count
         guard added > 0 else { return }
         if count + added > storage.capacity || !claim(added) {
@@ -111,16 +117,16 @@ package struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
             slot.initialize(to: value)
             slot += 1
         }
-        count += added
+        viewCount += added
     }
 
     /// Claims the slots `count ..< count + added` of the storage: possible only when this view ends where the
     /// storage's writing does.
-    private func claim(_ added: Int) -> Bool {
+    @usableFromInline func claim(_ added: Int) -> Bool {
         storage.written.compareExchange(expected: count, desired: count + added, ordering: .relaxed).exchanged
     }
 
-    private mutating func moveToNewStorage(capacity: Int) {
+    @usableFromInline mutating func moveToNewStorage(capacity: Int) {
         let new = Storage(capacity: capacity)
         new.initialize(copying: storage, count: count)
         new.written.store(count, ordering: .relaxed)
@@ -134,18 +140,18 @@ package struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
         let zero = withUnsafeBytes(of: value) { $0.allSatisfy { $0 == 0 } }
         if !(zero && storage.isSpilled) { storage.values.initialize(repeating: value, count: count) }
         storage.written.store(count, ordering: .relaxed)
-        self.count = count
+        viewCount = count
     }
 
     /// The first `count` values, as a view of the same storage: appending to it copies them out first.
     package func prefix(count: Int) -> SharedColumn {
         var view = self
-        view.count = Swift.min(Swift.max(count, 0), self.count)
+        view.viewCount = Swift.min(Swift.max(count, 0), self.count)
         return view
     }
 
     /// Writes into the values of a column no other view has seen yet (one just made with `init(repeating:count:)`).
-    package mutating func withUnsafeMutableBufferPointer<R>(_ body: (UnsafeMutableBufferPointer<Element>) throws -> R) rethrows -> R {
+    @_spi(Columns) @inlinable public mutating func withUnsafeMutableBufferPointer<R>(_ body: (UnsafeMutableBufferPointer<Element>) throws -> R) rethrows -> R {
         try body(UnsafeMutableBufferPointer(start: storage.values, count: count))
     }
 
@@ -154,23 +160,23 @@ package struct SharedColumn<Element: BitwiseCopyable & Sendable>: Sendable {
         storage === other.storage
     }
 
-    package func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
+    @_spi(Columns) @inlinable public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
         try body(UnsafeBufferPointer(start: storage.values, count: count))
     }
 }
 
 extension SharedColumn: RandomAccessCollection {
-    package var startIndex: Int { 0 }
-    package var endIndex: Int { count }
+    @_spi(Columns) @inlinable public var startIndex: Int { 0 }
+    @_spi(Columns) @inlinable public var endIndex: Int { count }
 
-    package subscript(position: Int) -> Element {
+    @_spi(Columns) @inlinable public subscript(position: Int) -> Element {
         precondition(position >= 0 && position < count, "index out of range")
         return storage.values[position]
     }
 }
 
 extension SharedColumn: Equatable where Element: Equatable {
-    package static func == (a: SharedColumn, b: SharedColumn) -> Bool {
+    @_spi(Columns) public static func == (a: SharedColumn, b: SharedColumn) -> Bool {
         a.elementsEqual(b)
     }
 }

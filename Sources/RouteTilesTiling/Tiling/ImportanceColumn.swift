@@ -1,5 +1,5 @@
-import RouteTilesGeo
-import RouteTilesModel
+@_spi(Columns) import RouteTilesGeo
+@_spi(Columns) import RouteTilesModel
 
 /// The Douglas–Peucker importance of every vertex of a route set (see `VertexImportance`), shared between the
 /// snapshots of a growing route.

@@ -1,5 +1,5 @@
-import RouteTilesGeo
-import RouteTilesModel
+@_spi(Columns) import RouteTilesGeo
+@_spi(Columns) import RouteTilesModel
 
 extension RouteTiler {
     /// The tiles whose bytes an append changed: this tiler is `old.appending(…)`, extended at the end of its last

@@ -1,5 +1,5 @@
-import RouteTilesGeo
-import RouteTilesModel
+@_spi(Columns) import RouteTilesGeo
+@_spi(Columns) import RouteTilesModel
 
 extension RouteTiler {
     /// The tiler with `points` added to the end of the last line of its last route: the same tiles, byte for byte,

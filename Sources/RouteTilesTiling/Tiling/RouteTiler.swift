@@ -1,5 +1,5 @@
-import RouteTilesGeo
-import RouteTilesModel
+@_spi(Columns) import RouteTilesGeo
+@_spi(Columns) import RouteTilesModel
 
 /// The tiling engine over one set of routes: answers any tile on demand through its index, and hands the
 /// pyramid builder its root spans. Immutable once built, so one instance serves any number of threads.

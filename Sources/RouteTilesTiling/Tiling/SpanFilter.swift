@@ -1,5 +1,5 @@
-import RouteTilesGeo
-import RouteTilesModel
+@_spi(Columns) import RouteTilesGeo
+@_spi(Columns) import RouteTilesModel
 
 /// Culling: picks the segments of a set of spans whose bounding box meets a map rectangle.
 ///

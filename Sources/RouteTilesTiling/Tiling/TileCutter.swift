@@ -1,5 +1,5 @@
-import RouteTilesGeo
-import RouteTilesModel
+@_spi(Columns) import RouteTilesGeo
+@_spi(Columns) import RouteTilesModel
 
 /// Cuts one tile: clips its spans to the buffered tile, simplifies, quantizes to tile units and adds one feature
 /// per route (or per clipped part, with line metrics) to a layer.

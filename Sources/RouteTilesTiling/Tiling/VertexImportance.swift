@@ -1,4 +1,5 @@
-import RouteTilesGeo
+@_spi(Columns) import RouteTilesGeo
+@_spi(Columns) import RouteTilesModel
 
 /// Douglas–Peucker importance of every vertex, computed once per line so that simplifying a tile at any zoom is a
 /// linear filter: a vertex is kept at squared tolerance t when its importance exceeds t.
