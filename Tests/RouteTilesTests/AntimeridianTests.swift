@@ -1,15 +1,6 @@
 import Foundation
 import Testing
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 
 /// Routes across the antimeridian: drawn in the first and last columns of tiles, whichever way they are written.
 @Suite struct AntimeridianTests {

@@ -2,16 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
 @testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 
 /// MBTiles and PMTiles: round trips through our readers and through independent ones.
 @Suite struct ArchiveTests {

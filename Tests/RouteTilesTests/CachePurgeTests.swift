@@ -1,21 +1,12 @@
 import AsyncHTTPClient
 import Foundation
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 import RouteTilesPurge
 @testable import RouteTilesSeed
 @testable import RouteTilesServer
 import Synchronization
 import Testing
+@testable import RouteTilesLive
 
 /// A real Varnish in front of a live server, configured with the shipped Docs/varnish/routetiles.vcl, and the
 /// server's purger telling it of every change: changed tiles are fresh through the cache within a second, the

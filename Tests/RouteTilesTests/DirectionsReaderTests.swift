@@ -1,16 +1,6 @@
 import Foundation
 import Testing
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 
 private func sample(_ name: String) -> String {
     ExternalTool.packageRoot.appendingPathComponent("Tiles/samples/\(name)").path

@@ -1,16 +1,7 @@
 import Foundation
 import Testing
 import RouteTiles
-@testable import RouteTilesModel
 @testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 
 /// Geodesic routes: their ellipsoidal length and how closely their densified line follows the geodesic.
 @Suite struct GeodesicTests {

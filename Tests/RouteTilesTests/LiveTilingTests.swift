@@ -1,16 +1,10 @@
 import Foundation
 import Testing
 import RouteTiles
-@_spi(Columns) @testable import RouteTilesModel
-@_spi(Columns) @testable import RouteTilesGeo
-@testable import RouteTilesInput
+@_spi(Columns) import RouteTilesModel
+@_spi(Columns) import RouteTilesGeo
 @testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
 @testable import RouteTilesLive
-@testable import RouteTilesServing
 
 /// The live-route engine: per-route tilers answering tiles together, and tilers extended point by point, must give
 /// the bytes of an engine built from scratch over the same routes.

@@ -1,13 +1,4 @@
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 @testable import RouteTilesSeed
 import Testing
 

@@ -1,19 +1,10 @@
 import Foundation
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 @testable import RouteTilesPostgres
 @testable import RouteTilesSeed
 @testable import RouteTilesServer
 import Testing
+@testable import RouteTilesLive
 
 /// Replicas over PostgreSQL behind Varnish: replica A purges the cache in front of it for every change it applies,
 /// whoever made it. A write through A's API, an UPDATE made with psql, and a write through replica B are each fresh

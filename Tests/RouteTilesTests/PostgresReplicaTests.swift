@@ -1,18 +1,9 @@
 import Foundation
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 @testable import RouteTilesPostgres
 @testable import RouteTilesServer
 import Testing
+@testable import RouteTilesLive
 
 /// Replicas as users run them: two real servers over one PostgreSQL database, written to over HTTP by clients
 /// and with `psql`, then checked tile by tile. One test restarts PostgreSQL while the writes go on.

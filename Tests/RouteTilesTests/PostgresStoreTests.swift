@@ -1,19 +1,10 @@
 import Foundation
 import PostgresNIO
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 @testable import RouteTilesPostgres
 @testable import RouteTilesServer
 import Testing
+@testable import RouteTilesLive
 
 /// The PostgreSQL route store on a real cluster of the tests' own (PostGIS from Debian): replicas that converge,
 /// writers in plain SQL, commits out of order, bad rows, restarts of the database, and late replicas.

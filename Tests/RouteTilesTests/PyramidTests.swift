@@ -1,15 +1,7 @@
 import Testing
 import RouteTiles
-@_spi(Columns) @testable import RouteTilesModel
-@_spi(Columns) @testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
+@_spi(Columns) import RouteTilesModel
+@_spi(Columns) import RouteTilesGeo
 
 @Suite struct PyramidTests {
     static func randomRoutes(seed: UInt64, count: Int, points: Int, step: Double) -> [Route] {

@@ -1,15 +1,5 @@
 import Testing
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 
 /// Mutation fuzzing: small valid samples of each format, mutated at random (bytes flipped, replaced, inserted,
 /// deleted, cut short, spans duplicated); every reader must return or throw an `InputError`, never crash or hang.

@@ -1,15 +1,6 @@
 import Testing
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
 @testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 
 /// Random damage to valid input (changed, inserted, deleted, duplicated bytes; truncation) must never crash or hang a
 /// reader: it either reads the input or throws an `InputError`.

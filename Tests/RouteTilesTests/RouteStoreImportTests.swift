@@ -1,16 +1,7 @@
 import Foundation
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 import Testing
+@testable import RouteTilesRouteStore
 
 /// The import rule in the library, on a memory store and a SQLite file: files seed a store, and what the API did
 /// to a route since its file was imported survives any number of imports of the same file; an edited file is a

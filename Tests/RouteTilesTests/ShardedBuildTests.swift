@@ -1,16 +1,6 @@
 import Foundation
 import Testing
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 
 /// Sharded builds in-process: the plan, what a shard holds, and the tiles of all shards together against a single
 /// build, byte for byte.

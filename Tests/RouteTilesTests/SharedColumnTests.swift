@@ -1,14 +1,6 @@
 import RouteTiles
 @_spi(Columns) @testable import RouteTilesModel
-@_spi(Columns) @testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
+@_spi(Columns) import RouteTilesGeo
 import Testing
 
 /// `SharedColumn`: views of successive snapshots share storage, and no append changes what an older view reads.

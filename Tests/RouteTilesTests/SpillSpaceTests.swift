@@ -1,15 +1,7 @@
 import Foundation
 import RouteTiles
-@_spi(Columns) @testable import RouteTilesModel
-@_spi(Columns) @testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
+@_spi(Columns) import RouteTilesModel
+@_spi(Columns) import RouteTilesGeo
 import Testing
 
 /// The build's bounded memory: columns in temporary files, trimmed past a budget, and GeoJSON read in batches.

@@ -2,16 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 import Testing
 
 /// Route stores through the `routetiles` binary, as jobs and servers use them: `load`, `serve --store` importing

@@ -1,17 +1,8 @@
 import Foundation
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 @testable import RouteTilesPostgres
 import Testing
+@testable import RouteTilesLive
 
 /// `kill -9` of `routetiles serve --store` in the middle of a stream of writes, with SQLite and with PostgreSQL:
 /// after a restart with the same command, every write that was answered 2xx is there, and the restarted server's

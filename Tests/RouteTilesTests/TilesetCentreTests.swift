@@ -1,15 +1,6 @@
 import Foundation
 import Testing
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 
 /// Where the metadata (tiles.json, MBTiles, PMTiles) says the routes are: bounds that never wrap (TileJSON 3.0.0),
 /// and a centre in the middle of the routes' shortest east-west extent, across ±180° where that is shorter.

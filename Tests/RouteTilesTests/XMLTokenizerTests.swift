@@ -1,15 +1,6 @@
 import Testing
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
 @testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 
 /// The pull tokenizer under the GPX reader (`XMLTokenizer`): tags, attributes, text, entities, the constructs it
 /// skips, and where it reports malformed input.

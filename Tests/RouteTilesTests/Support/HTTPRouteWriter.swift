@@ -4,16 +4,6 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 @testable import RouteTilesServer
 
 /// One writer of random route writes over HTTP, as an app would send them: on keys of its own, one write at a time,

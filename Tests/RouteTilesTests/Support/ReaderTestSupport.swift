@@ -1,14 +1,5 @@
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
 @testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 
 /// A small seeded generator (SplitMix64), so that property tests are random in shape but repeatable.
 struct SeededGenerator: RandomNumberGenerator {

@@ -1,16 +1,7 @@
 import Foundation
 import RouteTiles
-@testable import RouteTilesModel
-@testable import RouteTilesGeo
-@testable import RouteTilesInput
-@testable import RouteTilesTiling
-@testable import RouteTilesBuild
-@testable import RouteTilesSQLite
-@testable import RouteTilesStores
-@testable import RouteTilesRouteStore
-@testable import RouteTilesLive
-@testable import RouteTilesServing
 import Testing
+@testable import RouteTilesLive
 
 /// Random writes through two servers' syncs over one store (two connections to it, as two replicas have), then
 /// checks that both serve exactly the tiles of one tiler over the store's routes, in their order.
