@@ -28,7 +28,7 @@ public final class SQLiteRouteStore: RouteStore {
 
     private let connection: Mutex<SQLiteDatabase?>
     /// When to fold each route's tail into its line; only touched on the store's queue.
-    private let tails = Mutex(AppendedTails())
+    private let ledger = Mutex(TailLedger())
     private let queue = DispatchQueue(label: "routetiles.sqlite-route-store")
     private let pollInterval: Duration
 
@@ -43,17 +43,21 @@ public final class SQLiteRouteStore: RouteStore {
         }
         let db = try SQLiteDatabase(path: path, readOnly: false)
         try Self.prepare(db, path: path, create: create)
+        let learnt = try db.transaction(writing: false) { try Self.learn(db) }
+        ledger.withLock { $0.replace(with: learnt.tails, seen: learnt.seen) }
         connection = Mutex(db)
     }
 
-    /// Schema 2 added `route_tails`; schema 3 keeps its rows in sequence order. A store of schema 1 or 2 is
-    /// brought to 3 when opened (schema 1 gains the table, schema 2's rows are copied into the new one).
-    static let schemaVersion = "3"
+    /// Schema 2 added `route_tails`; schema 3 keeps its rows in sequence order; schema 4 drops its index by route
+    /// (`TailLedger`). A store of schema 1, 2 or 3 is brought to 4 when opened (schema 1 gains the table, schema 2's
+    /// rows are copied into the new one, schema 3 loses the index).
+    static let schemaVersion = "4"
 
     /// One row per append, in the order of the appends' sequence numbers: every commit adds its rows at the end of
     /// the table, on a few pages, instead of one page per route it appends to (schema 2 kept the rows by route, and
-    /// a commit of 6,400 fixes to as many routes rewrote most of the table's pages). Each route finds its rows
-    /// through the small index beside it. A row is part of its route's tail while its `seq` is greater than the
+    /// a commit of 6,400 fixes to as many routes rewrote most of the table's pages). The store finds a route's rows
+    /// by primary key through its `TailLedger`: schema 3's index by route made a commit of fixes to many routes
+    /// rewrite one index page per route. A row is part of its route's tail while its `seq` is greater than the
     /// route's `routes.version`: a fold, a put or a trim sets that version past the rows they take in, and a removal
     /// takes the route's row away, so no row is deleted on the write path; `compact(in:)` removes the rows no
     /// route holds any more, oldest first, in batches.
@@ -64,7 +68,7 @@ public final class SQLiteRouteStore: RouteStore {
             points BLOB NOT NULL,
             fixed_at REAL NOT NULL
         );
-        CREATE INDEX IF NOT EXISTS route_tails_route ON route_tails (route_id, seq);
+        DROP INDEX IF EXISTS route_tails_route;
         """
 
     private static func prepare(_ db: SQLiteDatabase, path: String, create: Bool) throws {
@@ -79,7 +83,7 @@ public final class SQLiteRouteStore: RouteStore {
                              + tables.sorted().joined(separator: ", "))
         }
         let stored = tables.isEmpty ? nil : try db.strings("SELECT value FROM routetiles_store WHERE key = 'schema'").first
-        if let stored, stored != schemaVersion, stored != "1", stored != "2" {
+        if let stored, stored != schemaVersion, !["1", "2", "3"].contains(stored) {
             throw StoreError(path: path, message: "route store schema \(stored); this RouteTiles reads schema \(schemaVersion)")
         }
         guard try db.strings("PRAGMA journal_mode = WAL").first?.lowercased() == "wal" else {
@@ -156,42 +160,119 @@ public final class SQLiteRouteStore: RouteStore {
 
     // MARK: Reading
 
-    /// A route's version: that of its row, or of the last append to its tail if later (rows no longer in the tail
-    /// are older than the row's version, so they change nothing here).
-    private static let version = "MAX(version, COALESCE((SELECT MAX(seq) FROM route_tails WHERE route_id = routes.id), 0))"
+    private static let rowColumns = "id, version, properties, geom, layer, kind, geodesic, created_seq, fixed_at"
 
-    /// When a route's last position arrived: that of its tail's last append, or the one its row keeps.
-    private static let lastFix = """
-        COALESCE((SELECT fixed_at FROM route_tails WHERE route_id = routes.id AND seq > routes.version
-                  ORDER BY seq DESC LIMIT 1), fixed_at)
-        """
-
-    private static let rowColumns = "id, \(version), properties, geom, layer, kind, geodesic, created_seq, \(lastFix)"
-
-    private static func row(_ s: SQLiteDatabase.Statement, tail: [Coordinate]) -> StoredRow {
-        StoredRouteCodec.route(key: s.text(0) ?? "", version: s.int64(1), created: s.int64(7), properties: s.text(2),
-                               wkb: s.isNull(3) ? nil : s.blob(3), layer: s.text(4), kind: s.text(5),
-                               geodesic: s.int(6) != 0, tail: tail, lastFix: s.isNull(8) ? nil : s.double(8))
+    /// A route's tail as read: its positions, the sequence number of its last row and when that row arrived.
+    struct TailRead {
+        var points: [Coordinate] = []
+        var last: Int64 = 0
+        var lastFix: Double?
     }
 
-    /// The positions of one route's tail (`route_id` nil: of every route), in append order.
-    private static func tails(_ db: SQLiteDatabase, of key: String?) throws -> [String: [Coordinate]] {
-        let s = key == nil
-            ? try db.prepare("""
-                SELECT t.route_id, t.points FROM route_tails t JOIN routes r ON r.id = t.route_id
-                WHERE t.seq > r.version ORDER BY t.route_id, t.seq
-                """)
-            : try db.cached("""
-                SELECT route_id, points FROM route_tails
-                WHERE route_id = ?1 AND seq > (SELECT version FROM routes WHERE id = ?1) ORDER BY seq
-                """)
-        defer { s.reset() }
-        if let key { s.bind(1, key) }
-        var tails: [String: [Coordinate]] = [:]
+    /// The route of a `rowColumns` row with its tail: its version is the greater of its row's and its tail's last
+    /// row's, and its last fix the tail's when it has one.
+    private static func row(_ s: SQLiteDatabase.Statement, tail: TailRead) -> StoredRow {
+        let rowFix = s.isNull(8) ? nil : s.double(8)
+        return StoredRouteCodec.route(key: s.text(0) ?? "", version: max(s.int64(1), tail.last), created: s.int64(7),
+                                      properties: s.text(2), wkb: s.isNull(3) ? nil : s.blob(3), layer: s.text(4),
+                                      kind: s.text(5), geodesic: s.int(6) != 0, tail: tail.points,
+                                      lastFix: tail.last > 0 ? tail.lastFix : rowFix)
+    }
+
+    /// Every route's tail, in one pass over the table in sequence order.
+    private static func allTails(_ db: SQLiteDatabase) throws -> [String: TailRead] {
+        let s = try db.prepare("""
+            SELECT t.route_id, t.points, t.seq, t.fixed_at FROM route_tails t JOIN routes r ON r.id = t.route_id
+            WHERE t.seq > r.version ORDER BY t.seq
+            """)
+        var tails: [String: TailRead] = [:]
         while try s.step() {
-            if case let .points(points)? = try? WellKnownBinary.decode(s.blob(1)) { tails[s.text(0) ?? "", default: []] += points }
+            let key = s.text(0) ?? ""
+            var tail = tails[key] ?? TailRead()
+            if case let .points(points)? = try? WellKnownBinary.decode(s.blob(1)) { tail.points += points }
+            tail.last = s.int64(2)
+            tail.lastFix = s.double(3)
+            tails[key] = tail
         }
         return tails
+    }
+
+    /// The rows `seqs` of one route's tail, read by primary key, in order.
+    private static func tail(_ seqs: [Int64], _ db: SQLiteDatabase) throws -> TailRead {
+        let s = try db.cached("SELECT points, fixed_at FROM route_tails WHERE seq = ?")
+        var tail = TailRead()
+        for seq in seqs {
+            s.bind(1, seq)
+            if try s.step() {
+                if case let .points(points)? = try? WellKnownBinary.decode(s.blob(0)) { tail.points += points }
+                tail.last = seq
+                tail.lastFix = s.double(1)
+            }
+            s.reset()
+        }
+        return tail
+    }
+
+    /// The ledger as the file holds it: every route's row version, line size and tail rows, in one pass.
+    static func learn(_ db: SQLiteDatabase) throws -> (tails: [String: TailLedger.Tail], seen: Int64) {
+        var tails: [String: TailLedger.Tail] = [:]
+        let routes = try db.prepare("SELECT id, version, length(geom) / 16, fixed_at FROM routes")
+        while try routes.step() {
+            var tail = TailLedger.Tail(rowVersion: routes.int64(1), line: routes.int(2))
+            tail.lastFix = routes.isNull(3) ? nil : routes.double(3)
+            tails[routes.text(0) ?? ""] = tail
+        }
+        // A WKB MultiPoint of n positions is 9 + 21 n bytes.
+        let rows = try db.prepare("""
+            SELECT t.route_id, t.seq, (length(t.points) - 9) / 21, t.fixed_at FROM route_tails t
+            JOIN routes r ON r.id = t.route_id WHERE t.seq > r.version ORDER BY t.seq
+            """)
+        while try rows.step() {
+            let key = rows.text(0) ?? ""
+            guard var tail = tails[key] else { continue }
+            tail.rows.append(rows.int64(1))
+            tail.positions += rows.int(2)
+            tail.lastFix = rows.double(3)
+            tails[key] = tail
+        }
+        return (tails, try db.int64("SELECT COALESCE(MAX(seq), 0) FROM route_changes"))
+    }
+
+    /// Brings the ledger up to date with the changes committed after the last it took in (another process's: this
+    /// one's own update it as they are written). Within a write transaction, nothing can commit in between.
+    static func sync(_ db: SQLiteDatabase, _ ledger: inout TailLedger) throws {
+        let s = try db.cached("SELECT seq, route_id, op, length(points), changed_at FROM route_changes WHERE seq > ? ORDER BY seq")
+        s.bind(1, ledger.seen)
+        defer { s.reset() }
+        var first = true
+        let row = try db.cached("SELECT version, length(geom) / 16, fixed_at FROM routes WHERE id = ?")
+        while try s.step() {
+            let seq = s.int64(0)
+            if first, seq > ledger.seen + 1 {
+                // Changes were pruned past what the ledger took in: learn it all again.
+                s.reset()
+                let learnt = try learn(db)
+                ledger.replace(with: learnt.tails, seen: learnt.seen)
+                return
+            }
+            first = false
+            let key = s.text(1) ?? ""
+            switch s.text(2) {
+            case "append":
+                ledger.append(key, seq: seq, count: s.isNull(3) ? 0 : max(0, (s.int(3) - 9) / 21), time: s.double(4))
+            case "delete":
+                ledger.remove(key)
+            default:
+                row.bind(1, key)
+                if try row.step() {
+                    ledger.reset(key, version: row.int64(0), line: row.int(1), lastFix: row.isNull(2) ? nil : row.double(2))
+                } else {
+                    ledger.remove(key)
+                }
+                row.reset()
+            }
+            ledger.saw(seq)
+        }
     }
 
     /// Every route and the newest sequence, read in one transaction.
@@ -199,11 +280,11 @@ public final class SQLiteRouteStore: RouteStore {
         try await withConnection { db in
             try db.transaction(writing: false) {
                 let sequence = try db.int64("SELECT COALESCE(MAX(seq), 0) FROM route_changes")
-                var tails = try Self.tails(db, of: nil)
+                var tails = try Self.allTails(db)
                 let s = try db.prepare("SELECT \(Self.rowColumns) FROM routes ORDER BY created_seq, id")
                 var snapshot = RouteStoreSnapshot(routes: [], badRows: [], sequence: sequence)
                 while try s.step() {
-                    switch Self.row(s, tail: tails.removeValue(forKey: s.text(0) ?? "") ?? []) {
+                    switch Self.row(s, tail: tails.removeValue(forKey: s.text(0) ?? "") ?? TailRead()) {
                     case let .route(route): snapshot.routes.append(route)
                     case let .bad(problem): snapshot.badRows.append(problem)
                     }
@@ -215,20 +296,41 @@ public final class SQLiteRouteStore: RouteStore {
 
     /// The routes stored under `keys`; absent keys are left out.
     public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
-        try await withConnection { db in
-            var rows: [String: StoredRow] = [:]
-            for key in keys { rows[key] = try Self.read(key, db) }
-            return rows
+        try await withConnection { [self] db in
+            try self.withLedger(db, writing: false) { ledger in
+                var rows: [String: StoredRow] = [:]
+                for key in keys { rows[key] = try Self.read(key, db, ledger) }
+                return rows
+            }
         }
     }
 
-    /// The route stored under `key` with its tail, if any.
-    private static func read(_ key: String, _ db: SQLiteDatabase) throws -> StoredRow? {
-        let tail = try tails(db, of: key)[key] ?? []
+    /// Runs `body` in a transaction with the ledger brought up to date first (`sync`); what the ledger learnt or
+    /// was told is undone if the transaction does not commit.
+    private func withLedger<T: Sendable>(_ db: SQLiteDatabase, writing: Bool, _ body: (inout TailLedger) throws -> T) throws -> T {
+        try ledger.withLock { ledger in
+            let start = ledger.mark
+            do {
+                let result = try db.transaction(writing: writing) {
+                    try Self.sync(db, &ledger)
+                    return try body(&ledger)
+                }
+                ledger.keep()
+                return result
+            } catch {
+                ledger.rollBack(to: start)
+                throw error
+            }
+        }
+    }
+
+    /// The route stored under `key` with its tail, if any (the ledger brought up to date in this transaction).
+    private static func read(_ key: String, _ db: SQLiteDatabase, _ ledger: TailLedger) throws -> StoredRow? {
         let s = try db.cached("SELECT \(rowColumns) FROM routes WHERE id = ?")
         defer { s.reset() }
         s.bind(1, key)
-        return try s.step() ? row(s, tail: tail) : nil
+        guard try s.step() else { return nil }
+        return row(s, tail: try tail(ledger.live(key, rowVersion: s.int64(1)), db))
     }
 
     /// The changes after `sequence`, at most `limit`, in order.
@@ -278,35 +380,36 @@ public final class SQLiteRouteStore: RouteStore {
     /// Routes whose tail grew long enough are folded afterwards, in a transaction of their own, before the next
     /// write runs.
     public func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
-        let (results, due) = try await withConnection { [self] db in
-            try db.transaction(writing: true) {
+        let (results, due, compact) = try await withConnection { [self] db in
+            try self.withLedger(db, writing: true) { ledger in
                 var due: [String] = []
                 let results = try writes.map { write -> Result<RouteWriteResult, any Error> in
                     try db.execute("SAVEPOINT routetiles_write")
+                    let mark = ledger.mark
                     do {
-                        let result = try tails.withLock { ledger in try Self.apply(write, to: db, tails: &ledger, due: &due) }
+                        let result = try Self.apply(write, to: db, ledger: &ledger, due: &due)
                         try db.execute("RELEASE routetiles_write")
                         return .success(result)
                     } catch {
                         try db.execute("ROLLBACK TO routetiles_write; RELEASE routetiles_write")
+                        ledger.rollBack(to: mark)
                         return .failure(error)
                     }
                 }
-                return (results, due)
+                return (results, due, ledger.folding.compactionDue)
             }
         }
-        let compact = tails.withLock { $0.compactionDue }
         if !due.isEmpty || compact {
             queue.async { [self] in
                 // A fold or a compaction that fails leaves the tails as they are: the routes are whole either way.
                 _ = try? connection.withLock { db in
                     guard let db else { return }
-                    try tails.withLock { ledger in
-                        if !due.isEmpty { try Self.fold(due.uniqued(), in: db, tails: &ledger) }
-                        if compact {
-                            try Self.compact(in: db)
-                            ledger.compacted()
-                        }
+                    if !due.isEmpty {
+                        try self.withLedger(db, writing: true) { ledger in try Self.fold(due.uniqued(), in: db, ledger: &ledger) }
+                    }
+                    if compact {
+                        try Self.compact(in: db)
+                        ledger.withLock { $0.folding.compacted() }
                     }
                 }
             }
@@ -329,45 +432,32 @@ public final class SQLiteRouteStore: RouteStore {
         }
     }
 
-    /// Folds the tails of `keys` into their lines, in one transaction: the routes read the same before and after,
-    /// so no change is recorded and versions stay.
-    private static func fold(_ keys: [String], in db: SQLiteDatabase, tails ledger: inout AppendedTails) throws {
-        try db.transaction(writing: true) {
-            let read = try db.cached("SELECT geom FROM routes WHERE id = ?")
-            let tail = try db.cached("""
-                SELECT seq, points, fixed_at FROM route_tails
-                WHERE route_id = ?1 AND seq > (SELECT version FROM routes WHERE id = ?1) ORDER BY seq
-                """)
-            // Setting the version to the last row folded takes the rows out of the tail: none is deleted here.
-            let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?), fixed_at = ? WHERE id = ?")
-            for key in keys {
-                read.bind(1, key)
-                guard try read.step() else { read.reset(); continue }
-                let wkb = read.blob(0)
-                read.reset()
-                tail.bind(1, key)
-                var points: [Coordinate] = []
-                var last: Int64 = 0
-                var fixedAt = 0.0
-                while try tail.step() {
-                    guard case let .points(p)? = try? WellKnownBinary.decode(tail.blob(1)) else { continue }
-                    points += p
-                    last = tail.int64(0)
-                    fixedAt = tail.double(2)
-                }
-                tail.reset()
-                guard !points.isEmpty, let spliced = try? WellKnownBinary.appending(points, to: wkb) else { continue }
-                update.bind(1, spliced)
-                update.bind(2, last)
-                update.bind(3, fixedAt)
-                update.bind(4, key)
-                try update.run()
-                ledger.folded(key)
-            }
+    /// Folds the tails of `keys` into their lines, within the caller's write transaction: the routes read the same
+    /// before and after, so no change is recorded and versions stay. The ledger, brought up to date in the same
+    /// transaction, lists every row of each tail; the row's version, read here, leaves out rows another process
+    /// folded already.
+    private static func fold(_ keys: [String], in db: SQLiteDatabase, ledger: inout TailLedger) throws {
+        let read = try db.cached("SELECT geom, version FROM routes WHERE id = ?")
+        // Setting the version to the last row folded takes the rows out of the tail: none is deleted here.
+        let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?), fixed_at = ? WHERE id = ?")
+        for key in keys {
+            read.bind(1, key)
+            guard try read.step() else { read.reset(); continue }
+            let wkb = read.blob(0)
+            let rowVersion = read.int64(1)
+            read.reset()
+            let tail = try Self.tail(ledger.live(key, rowVersion: rowVersion), db)
+            guard !tail.points.isEmpty, let spliced = try? WellKnownBinary.appending(tail.points, to: wkb) else { continue }
+            update.bind(1, spliced)
+            update.bind(2, tail.last)
+            if let fix = tail.lastFix { update.bind(3, fix) } else { update.bindNull(3) }
+            update.bind(4, key)
+            try update.run()
+            ledger.folded(key, through: tail.last)
         }
     }
 
-    private static func apply(_ write: RouteWrite, to db: SQLiteDatabase, tails: inout AppendedTails,
+    private static func apply(_ write: RouteWrite, to db: SQLiteDatabase, ledger: inout TailLedger,
                               due: inout [String]) throws -> RouteWriteResult {
         let addChange = try db.cached("""
             INSERT INTO route_changes (route_id, op, base_version, points, changed_at)
@@ -381,12 +471,13 @@ public final class SQLiteRouteStore: RouteStore {
             if operation == .append { addChange.bind(4, WellKnownBinary.multiPoint(points)) } else { addChange.bindNull(4) }
             if let time { addChange.bind(5, time) } else { addChange.bindNull(5) }
             try addChange.run()
+            ledger.saw(db.lastInsertRowID)
             return RouteChange(sequence: db.lastInsertRowID, key: key, operation: operation, baseVersion: base,
                                points: points, time: time)
         }
         // The geometry's header is read only when the kind does not tell (a row written by another program).
         let current = try db.cached("""
-            SELECT \(version), kind, CASE WHEN kind IS NULL THEN substr(geom, 1, 5) END, created_seq FROM routes WHERE id = ?
+            SELECT version, kind, CASE WHEN kind IS NULL THEN substr(geom, 1, 5) END, created_seq FROM routes WHERE id = ?
             """)
         /// The version, kind, whether it is a line, and creation of the route stored under `key`, if any.
         func stored(_ key: String) throws -> (version: Int64, kind: String?, isLine: Bool, created: Int64)? {
@@ -395,7 +486,8 @@ public final class SQLiteRouteStore: RouteStore {
             guard try current.step() else { return nil }
             let kind = current.text(1)
             let isLine = kind == nil ? WellKnownBinary.startsALine(current.blob(2)) : kind == "line"
-            return (current.int64(0), kind, isLine, current.int64(3))
+            let rowVersion = current.int64(0)
+            return (max(rowVersion, ledger.live(key, rowVersion: rowVersion).last ?? 0), kind, isLine, current.int64(3))
         }
 
         /// Writes whole routes (a put, or a trim, which keeps the route's last fix).
@@ -413,9 +505,6 @@ public final class SQLiteRouteStore: RouteStore {
                 let key = StoredRouteCodec.key(for: route.id ?? .number(0))
                 let existing = try stored(key)
                 let made = try change(key, existing == nil ? .insert : .update)
-                // The route's tail rows leave its tail by themselves (the new version passes them): only the
-                // ledger forgets them.
-                if existing != nil { tails.forget(key) }
                 upsert.bind(1, key)
                 upsert.bind(2, StoredRouteCodec.propertiesJSON(route.properties))
                 upsert.bind(3, WellKnownBinary.encode(route))
@@ -426,6 +515,8 @@ public final class SQLiteRouteStore: RouteStore {
                 upsert.bind(8, made.sequence)
                 if let lastFix { upsert.bind(9, lastFix) } else { upsert.bindNull(9) }
                 try upsert.run()
+                // The route's tail rows leave its tail by themselves (the new version passes them).
+                ledger.reset(key, version: made.sequence, line: route.pointCount, lastFix: lastFix)
                 changes.append(made)
                 written.append(StoredRoute(key: key, route: route, version: made.sequence,
                                            created: existing?.created ?? made.sequence, lastFix: lastFix))
@@ -437,7 +528,7 @@ public final class SQLiteRouteStore: RouteStore {
         case let .put(routes):
             return try put(routes, lastFix: nil)
         case let .trim(key, keep):
-            guard case let .route(held)? = try Self.read(key, db) else { return .notFound(key: key) }
+            guard case let .route(held)? = try Self.read(key, db, ledger) else { return .notFound(key: key) }
             guard let route = TrackRetention.trimmed(held.route, keeping: keep) else {
                 return .committed(changes: [], written: [])
             }
@@ -445,14 +536,14 @@ public final class SQLiteRouteStore: RouteStore {
         case let .replace(key, route):
             var route = route
             route.id = StoredRouteCodec.id(forKey: key)
-            return try apply(.put([route]), to: db, tails: &tails, due: &due)
+            return try apply(.put([route]), to: db, ledger: &ledger, due: &due)
         case let .remove(key):
             guard try stored(key) != nil else { return .notFound(key: key) }
             let made = try change(key, .delete)
             let delete = try db.cached("DELETE FROM routes WHERE id = ?")
             delete.bind(1, key)
             try delete.run()
-            tails.forget(key) // its tail rows went with its row
+            ledger.remove(key) // its tail rows went with its row
             return .committed(changes: [made], written: [])
         case let .append(key, points):
             guard let (version, _, isLine, _) = try stored(key) else { return .notFound(key: key) }
@@ -460,24 +551,22 @@ public final class SQLiteRouteStore: RouteStore {
             // The positions go to the route's tail: the stored line is not rewritten (`AppendedTails`).
             let made = try change(key, .append, base: version, points: points, time: Date().timeIntervalSince1970)
             let addTail = try db.cached("INSERT INTO route_tails (route_id, seq, points, fixed_at) VALUES (?, ?, ?, ?)")
-            tails.noteRowAdded()
+            ledger.folding.noteRowAdded()
             addTail.bind(1, key)
             addTail.bind(2, made.sequence)
             addTail.bind(3, WellKnownBinary.multiPoint(points))
             addTail.bind(4, made.time ?? 0)
             try addTail.run()
-            if tails.counts(of: key) == nil {
-                // Learnt once per route and process: the line's positions from its size (16 bytes each), the
-                // tail's from its rows.
-                let sizes = try db.cached("""
-                    SELECT length(geom) / 16, (SELECT COUNT(*) FROM route_tails WHERE route_id = ?1 AND seq > routes.version)
-                    FROM routes WHERE id = ?1
-                    """)
+            if ledger.tail(of: key) == nil {
+                // Not in the ledger (it always should be): learnt from the row.
+                let sizes = try db.cached("SELECT version, length(geom) / 16, fixed_at FROM routes WHERE id = ?")
                 sizes.bind(1, key)
-                if try sizes.step() { tails.learn(key, AppendedTails.Counts(line: sizes.int(0), tail: sizes.int(1))) }
+                if try sizes.step() {
+                    ledger.reset(key, version: sizes.int64(0), line: sizes.int(1), lastFix: sizes.isNull(2) ? nil : sizes.double(2))
+                }
                 sizes.reset()
             }
-            if tails.append(points.count, to: key) { due.append(key) }
+            if ledger.append(key, seq: made.sequence, count: points.count, time: made.time) { due.append(key) }
             return .committed(changes: [made], written: [])
         }
     }
@@ -498,9 +587,9 @@ public final class SQLiteRouteStore: RouteStore {
 
     /// Applies an import in one transaction; an entry whose route moved on since the importer looked is skipped.
     public func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult {
-        try await withConnection { db in
-            try db.transaction(writing: true) {
-                let current = try db.prepare("SELECT \(Self.version) FROM routes WHERE id = ?")
+        try await withConnection { [self] db in
+            try self.withLedger(db, writing: true) { ledger in
+                let current = try db.prepare("SELECT version FROM routes WHERE id = ?")
                 let record = try db.prepare("""
                     INSERT INTO route_imports (id, content_hash, version) VALUES (?, ?, ?)
                     ON CONFLICT (id) DO UPDATE SET content_hash = excluded.content_hash, version = excluded.version,
@@ -516,7 +605,8 @@ public final class SQLiteRouteStore: RouteStore {
                 var result = RouteImportResult()
                 for entry in entries {
                     current.bind(1, entry.key)
-                    let version: Int64? = try current.step() ? current.int64(0) : nil
+                    let version: Int64? = try current.step()
+                        ? max(current.int64(0), ledger.live(entry.key, rowVersion: current.int64(0)).last ?? 0) : nil
                     current.reset()
                     guard version == entry.expectedVersion else {
                         result.skipped.append(entry.key)
@@ -526,10 +616,9 @@ public final class SQLiteRouteStore: RouteStore {
                     case let .write(route):
                         var route = route
                         route.id = StoredRouteCodec.id(forKey: entry.key)
-                        guard case let .committed(changes, written) = try self.tails.withLock({ ledger in
-                            var due: [String] = []
-                            return try Self.apply(.put([route]), to: db, tails: &ledger, due: &due)
-                        }),
+                        var due: [String] = []
+                        guard case let .committed(changes, written) = try Self.apply(.put([route]), to: db,
+                                                                                      ledger: &ledger, due: &due),
                               let stored = written.first else { continue }
                         result.changes += changes
                         result.written.append(stored)
@@ -537,10 +626,9 @@ public final class SQLiteRouteStore: RouteStore {
                     case .record:
                         if let version { try remember(entry.key, entry.contentHash, version) }
                     case .remove:
-                        if case let .committed(changes, _) = try self.tails.withLock({ ledger in
-                            var due: [String] = []
-                            return try Self.apply(.remove(key: entry.key), to: db, tails: &ledger, due: &due)
-                        }) {
+                        var due: [String] = []
+                        if case let .committed(changes, _) = try Self.apply(.remove(key: entry.key), to: db,
+                                                                            ledger: &ledger, due: &due) {
                             result.changes += changes
                         }
                         forget.bind(1, entry.key)

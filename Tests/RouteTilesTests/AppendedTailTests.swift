@@ -115,7 +115,83 @@ import Testing
         await store.close()
     }
 
-    /// A store of schema 2 (tails keyed by route) is brought to schema 3 when opened: its tails, folded or not,
+    /// Schema 4 keeps no index by route on `route_tails`: a store of schema 3 loses it when opened, and its tails
+    /// read as they did.
+    @Test func aSchemaThreeStoreLosesTheIndexAndKeepsItsTails() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("routes.db")
+        let line = Self.line(30, seed: 11)
+        let fixes = (0..<5).map { Coordinate(longitude: 2.41 + Double($0) * 1e-4, latitude: 48.9) }
+        do {
+            let store = try SQLiteRouteStore(path: path)
+            _ = try await store.commit(.put([Route(id: .string("bus"), parts: [line])]))
+            for fix in fixes { _ = try await store.commit(.append(key: "bus", points: [fix])) }
+            await store.close()
+        }
+        // As schema 3 left it: the index, and the version 3.
+        _ = try Self.sqlite(path, """
+            CREATE INDEX route_tails_route ON route_tails (route_id, seq);
+            UPDATE routetiles_store SET value = '3' WHERE key = 'schema';
+            """)
+        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'route_tails_route'") == "1")
+        let store = try SQLiteRouteStore(path: path)
+        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'route_tails_route'") == "0")
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "4")
+        let last = Coordinate(longitude: 2.5, latitude: 48.95)
+        _ = try await store.commit(.append(key: "bus", points: [last]))
+        guard case let .route(stored)? = try await store.rows(["bus"])["bus"] else {
+            Issue.record("no route")
+            return
+        }
+        #expect(stored.route.parts == [line + fixes + [last]])
+        await store.close()
+    }
+
+    /// Two stores on one file (two servers, or a server and a job) append to the same route in turns, and one of
+    /// them folds the tail: every position of both is in the route, in order, read by either and by a third store
+    /// opened afterwards. The folding store learns the other's rows from the change feed, in the fold's own write
+    /// transaction, so the fold cannot pass a row it did not read.
+    @Test func twoStoresAppendingToOneRouteLoseNothingWhenOneFolds() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("routes.db")
+        let first = try SQLiteRouteStore(path: path)
+        let second = try SQLiteRouteStore(path: path)
+        var expected = Self.line(40, seed: 12)
+        _ = try await first.commit(.put([Route(id: .string("taxi"), parts: [expected])]))
+        // Alternating stores, 8 positions a commit, until well past the fold mark.
+        for step in 0..<(AppendedTails.minimumFold / 8 + 10) {
+            let fixes = (0..<8).map { Coordinate(longitude: 2.2 + Double(step * 8 + $0) * 1e-5, latitude: 48.9) }
+            let store = step.isMultiple(of: 2) ? first : second
+            guard case .success(.committed)? = try await store.commit(batch: [.append(key: "taxi", points: fixes)]).first else {
+                Issue.record("step \(step): not committed")
+                return
+            }
+            expected += fixes
+        }
+        _ = try await first.newestSequence() // after any fold the first store queued
+        _ = try await second.newestSequence()
+        let folded = Int(try Self.sqlite(path, "SELECT length(geom) FROM routes WHERE id = 'taxi'")) ?? 0
+        #expect(folded > 9 + 16 * 40 + 16 * AppendedTails.minimumFold / 2, "no fold happened (\(folded) bytes)")
+        for store in [first, second] {
+            guard case let .route(stored)? = try await store.rows(["taxi"])["taxi"] else {
+                Issue.record("no route")
+                return
+            }
+            #expect(stored.route.parts == [expected])
+        }
+        await first.close()
+        await second.close()
+        let third = try SQLiteRouteStore(path: path)
+        #expect(try await third.loadAll().routes.first { $0.key == "taxi" }?.route.parts == [expected])
+        guard case let .route(reread)? = try await third.rows(["taxi"])["taxi"] else {
+            Issue.record("no route")
+            return
+        }
+        #expect(reread.route.parts == [expected])
+        await third.close()
+    }
+
+    /// A store of schema 2 (tails keyed by route) is brought to schema 4 when opened: its tails, folded or not,
     /// read as they did, and appends go on.
     @Test func aSchemaTwoStoreKeepsItsTails() async throws {
         let folder = try TemporaryFolder()
@@ -139,9 +215,9 @@ import Testing
             UPDATE routetiles_store SET value = '2';
             """)
         let reopened = try SQLiteRouteStore(path: path)
-        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "3")
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "4")
         #expect(try Self.sqlite(path, "SELECT name FROM sqlite_master WHERE name LIKE 'route_tails%' ORDER BY name")
-                == "route_tails\nroute_tails_route")
+                == "route_tails")
         guard case let .route(stored)? = try await reopened.rows(["a"])["a"] else {
             Issue.record("no route")
             return
@@ -188,7 +264,7 @@ import Testing
         await store.close()
     }
 
-    /// A store of schema 1 (before `route_tails`) is brought to schema 3 when opened, its routes as they were.
+    /// A store of schema 1 (before `route_tails`) is brought to schema 4 when opened, its routes as they were.
     @Test func aSchemaOneStoreGainsTheTailTable() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("old.db")
@@ -199,7 +275,7 @@ import Testing
         _ = try Self.sqlite(path, "DROP TABLE route_tails; DROP TABLE route_imports; UPDATE routetiles_store SET value = '1'")
 
         let reopened = try SQLiteRouteStore(path: path)
-        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "3")
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "4")
         #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('route_tails', 'route_imports')") == "2")
         _ = try await reopened.commit(.append(key: "a", points: [Coordinate(longitude: 2.31, latitude: 48.86)]))
         guard case let .route(stored)? = try await reopened.rows(["a"])["a"] else {
@@ -209,7 +285,7 @@ import Testing
         #expect(stored.route.parts == [route.parts[0] + [Coordinate(longitude: 2.31, latitude: 48.86)]])
         await reopened.close()
 
-        _ = try Self.sqlite(path, "UPDATE routetiles_store SET value = '4'")
+        _ = try Self.sqlite(path, "UPDATE routetiles_store SET value = '5'")
         #expect(throws: StoreError.self) { try SQLiteRouteStore(path: path) }
     }
 }

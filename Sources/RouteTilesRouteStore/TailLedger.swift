@@ -1,0 +1,128 @@
+/// What the SQLite store keeps in memory of every route's tail (`route_tails`), so that no write reads or writes a
+/// per-route index: a commit of 100 fixes to as many routes then adds rows at the end of two tables, where an index
+/// by route made it rewrite about 80 scattered index pages (Docs/BENCHMARKS.md, "Where SQLite's bytes per fix go").
+///
+/// The ledger is exact for the rows it lists, not a heuristic: it is learnt from the file in one scan at open, and
+/// brought up to date from the change feed (`sync`) at the start of every transaction that relies on it. Inside a
+/// write transaction no other process can add a row, so a fold knows every tail row of the routes it folds. What the
+/// feed does not record, another process's fold or compaction, only ever takes rows out of a tail: readers filter
+/// the ledger's rows by the route's row version, read in the same transaction (`live(_:rowVersion:)`).
+package struct TailLedger: Sendable {
+    /// One route's tail: the sequence numbers of its rows in order, with their positions and the last fix time.
+    package struct Tail: Sendable, Equatable {
+        /// `routes.version` as last seen; rows at or below it are not in the tail.
+        package var rowVersion: Int64
+        /// Positions of the stored line (for when to fold).
+        package var line: Int
+        package var rows: [Int64] = []
+        package var positions = 0
+        package var lastFix: Double?
+
+        package init(rowVersion: Int64, line: Int) {
+            self.rowVersion = rowVersion
+            self.line = line
+        }
+
+        /// The route's version: that of its row, or of the last append to its tail if later.
+        package var version: Int64 { max(rowVersion, rows.last ?? 0) }
+    }
+
+    private(set) var tails: [String: Tail] = [:]
+    /// The newest change of the feed the ledger has taken in.
+    package private(set) var seen: Int64 = 0
+    /// When to fold and compact: the counts it keeps are the ledger's.
+    package var folding = AppendedTails()
+    /// The old values of what a write changed, newest last, for `rollBack(to:)`.
+    private var undo: [(key: String, tail: Tail?)] = []
+    private var undoSeen: [Int64] = []
+
+    package init() {}
+
+    package func tail(of key: String) -> Tail? { tails[key] }
+
+    /// The rows of `key`'s tail newer than `rowVersion` (the version of its row now: another process's fold may
+    /// have passed some).
+    package func live(_ key: String, rowVersion: Int64) -> [Int64] {
+        guard let tail = tails[key] else { return [] }
+        return rowVersion > tail.rowVersion ? tail.rows.filter { $0 > rowVersion } : tail.rows
+    }
+
+    // MARK: Changes
+
+    private mutating func set(_ key: String, _ tail: Tail?) {
+        undo.append((key, tails[key]))
+        tails[key] = tail
+    }
+
+    /// The route under `key` was written whole (put, replace, trim) at `version`, with `line` positions.
+    package mutating func reset(_ key: String, version: Int64, line: Int, lastFix: Double?) {
+        var tail = Tail(rowVersion: version, line: line)
+        tail.lastFix = lastFix
+        set(key, tail)
+        folding.forget(key)
+        folding.learn(key, AppendedTails.Counts(line: line, tail: 0))
+    }
+
+    /// The route under `key` is gone.
+    package mutating func remove(_ key: String) {
+        set(key, nil)
+        folding.forget(key)
+    }
+
+    /// Adds the row `seq` of `count` positions to `key`'s tail; true when the route is due for a fold.
+    @discardableResult
+    package mutating func append(_ key: String, seq: Int64, count: Int, time: Double?) -> Bool {
+        guard var tail = tails[key], seq > tail.version else { return false }
+        tail.rows.append(seq)
+        tail.positions += count
+        if let time { tail.lastFix = time }
+        set(key, tail)
+        if folding.counts(of: key) == nil { folding.learn(key, AppendedTails.Counts(line: tail.line, tail: tail.positions - count)) }
+        return folding.append(count, to: key)
+    }
+
+    /// `key`'s tail up to `seq` is now part of its line.
+    package mutating func folded(_ key: String, through seq: Int64) {
+        guard var tail = tails[key] else { return }
+        let kept = tail.rows.filter { $0 > seq }
+        tail.line += tail.positions
+        tail.rowVersion = max(tail.rowVersion, seq)
+        tail.rows = kept
+        tail.positions = kept.isEmpty ? 0 : tail.positions
+        set(key, tail)
+        folding.folded(key)
+    }
+
+    /// The feed was read up to `seq`.
+    package mutating func saw(_ seq: Int64) {
+        undoSeen.append(seen)
+        seen = max(seen, seq)
+    }
+
+    // MARK: Transactions
+
+    /// Where a write starts, for `rollBack(to:)`.
+    package var mark: (undo: Int, seen: Int) { (undo.count, undoSeen.count) }
+
+    /// Undoes what was changed since `mark` (the write's savepoint, or the transaction, was rolled back).
+    package mutating func rollBack(to mark: (undo: Int, seen: Int)) {
+        while undo.count > mark.undo, let (key, tail) = undo.popLast() { tails[key] = tail }
+        while undoSeen.count > mark.seen, let old = undoSeen.popLast() { seen = old }
+    }
+
+    /// The transaction committed: its changes stay.
+    package mutating func keep() {
+        undo.removeAll(keepingCapacity: true)
+        undoSeen.removeAll(keepingCapacity: true)
+    }
+
+    /// Starts again from what the file holds (at open, or when the feed was pruned past `seen`).
+    package mutating func replace(with tails: [String: Tail], seen: Int64) {
+        self.tails = tails
+        self.seen = seen
+        folding = AppendedTails()
+        for (key, tail) in tails { folding.learn(key, AppendedTails.Counts(line: tail.line, tail: tail.positions)) }
+        undo = []
+        undoSeen = []
+    }
+}
