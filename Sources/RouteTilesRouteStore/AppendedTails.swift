@@ -45,8 +45,11 @@ package struct AppendedTails: Sendable {
         guard var known = counts[key] else { return false }
         known.tail += added
         counts[key] = known
-        return known.tail >= max(Self.minimumFold, known.line / Self.foldShare)
+        return Self.isDue(line: known.line, tail: known.tail)
     }
+
+    /// Whether a tail of `tail` positions on a line of `line` is long enough to fold.
+    package static func isDue(line: Int, tail: Int) -> Bool { tail >= max(minimumFold, line / foldShare) }
 
     /// The route's tail is now part of its line.
     package mutating func folded(_ key: String) {

@@ -245,7 +245,6 @@ public final class SQLiteRouteStore: RouteStore {
         s.bind(1, ledger.seen)
         defer { s.reset() }
         var first = true
-        let row = try db.cached("SELECT version, length(geom) / 16, fixed_at FROM routes WHERE id = ?")
         while try s.step() {
             let seq = s.int64(0)
             if first, seq > ledger.seen + 1 {
@@ -263,16 +262,20 @@ public final class SQLiteRouteStore: RouteStore {
             case "delete":
                 ledger.remove(key)
             default:
-                row.bind(1, key)
-                if try row.step() {
-                    ledger.reset(key, version: row.int64(0), line: row.int(1), lastFix: row.isNull(2) ? nil : row.double(2))
-                } else {
-                    ledger.remove(key)
-                }
-                row.reset()
+                if try !relearn(key, db, &ledger) { ledger.remove(key) }
             }
             ledger.saw(seq)
         }
+    }
+
+    /// Sets the ledger's entry for `key` from its row as it is now, with an empty tail; false when there is no row.
+    private static func relearn(_ key: String, _ db: SQLiteDatabase, _ ledger: inout TailLedger) throws -> Bool {
+        let row = try db.cached("SELECT version, length(geom) / 16, fixed_at FROM routes WHERE id = ?")
+        defer { row.reset() }
+        row.bind(1, key)
+        guard try row.step() else { return false }
+        ledger.reset(key, version: row.int64(0), line: row.int(1), lastFix: row.isNull(2) ? nil : row.double(2))
+        return true
     }
 
     /// Every route and the newest sequence, read in one transaction.
@@ -396,7 +399,7 @@ public final class SQLiteRouteStore: RouteStore {
                         return .failure(error)
                     }
                 }
-                return (results, due, ledger.folding.compactionDue)
+                return (results, due, ledger.compactionDue)
             }
         }
         if !due.isEmpty || compact {
@@ -409,7 +412,7 @@ public final class SQLiteRouteStore: RouteStore {
                     }
                     if compact {
                         try Self.compact(in: db)
-                        ledger.withLock { $0.folding.compacted() }
+                        ledger.withLock { $0.compacted() }
                     }
                 }
             }
@@ -551,21 +554,14 @@ public final class SQLiteRouteStore: RouteStore {
             // The positions go to the route's tail: the stored line is not rewritten (`AppendedTails`).
             let made = try change(key, .append, base: version, points: points, time: Date().timeIntervalSince1970)
             let addTail = try db.cached("INSERT INTO route_tails (route_id, seq, points, fixed_at) VALUES (?, ?, ?, ?)")
-            ledger.folding.noteRowAdded()
+            ledger.noteRowAdded()
             addTail.bind(1, key)
             addTail.bind(2, made.sequence)
             addTail.bind(3, WellKnownBinary.multiPoint(points))
             addTail.bind(4, made.time ?? 0)
             try addTail.run()
-            if ledger.tail(of: key) == nil {
-                // Not in the ledger (it always should be): learnt from the row.
-                let sizes = try db.cached("SELECT version, length(geom) / 16, fixed_at FROM routes WHERE id = ?")
-                sizes.bind(1, key)
-                if try sizes.step() {
-                    ledger.reset(key, version: sizes.int64(0), line: sizes.int(1), lastFix: sizes.isNull(2) ? nil : sizes.double(2))
-                }
-                sizes.reset()
-            }
+            // Not in the ledger (it always should be): learnt from the row.
+            if ledger.tail(of: key) == nil { _ = try Self.relearn(key, db, &ledger) }
             if ledger.append(key, seq: made.sequence, count: points.count, time: made.time) { due.append(key) }
             return .committed(changes: [made], written: [])
         }

@@ -30,8 +30,8 @@ package struct TailLedger: Sendable {
     private(set) var tails: [String: Tail] = [:]
     /// The newest change of the feed the ledger has taken in.
     package private(set) var seen: Int64 = 0
-    /// When to fold and compact: the counts it keeps are the ledger's.
-    package var folding = AppendedTails()
+    /// Tail rows written since the store last removed the rows no tail holds (`compactionDue`).
+    private var rowsSinceCompaction = 0
     /// The old values of what a write changed, newest last, for `rollBack(to:)`.
     private var undo: [(key: String, tail: Tail?)] = []
     private var undoSeen: [Int64] = []
@@ -59,14 +59,11 @@ package struct TailLedger: Sendable {
         var tail = Tail(rowVersion: version, line: line)
         tail.lastFix = lastFix
         set(key, tail)
-        folding.forget(key)
-        folding.learn(key, AppendedTails.Counts(line: line, tail: 0))
     }
 
     /// The route under `key` is gone.
     package mutating func remove(_ key: String) {
         set(key, nil)
-        folding.forget(key)
     }
 
     /// Adds the row `seq` of `count` positions to `key`'s tail; true when the route is due for a fold.
@@ -77,8 +74,7 @@ package struct TailLedger: Sendable {
         tail.positions += count
         if let time { tail.lastFix = time }
         set(key, tail)
-        if folding.counts(of: key) == nil { folding.learn(key, AppendedTails.Counts(line: tail.line, tail: tail.positions - count)) }
-        return folding.append(count, to: key)
+        return AppendedTails.isDue(line: tail.line, tail: tail.positions)
     }
 
     /// `key`'s tail up to `seq` is now part of its line.
@@ -90,8 +86,16 @@ package struct TailLedger: Sendable {
         tail.rows = kept
         tail.positions = kept.isEmpty ? 0 : tail.positions
         set(key, tail)
-        folding.folded(key)
     }
+
+    /// A row was added to `route_tails`.
+    package mutating func noteRowAdded() { rowsSinceCompaction += 1 }
+
+    /// Whether enough rows were added since the last compaction to remove those no tail holds.
+    package var compactionDue: Bool { rowsSinceCompaction >= AppendedTails.compactionInterval }
+
+    /// The store removed the rows no tail holds.
+    package mutating func compacted() { rowsSinceCompaction = 0 }
 
     /// The feed was read up to `seq`.
     package mutating func saw(_ seq: Int64) {
@@ -120,8 +124,6 @@ package struct TailLedger: Sendable {
     package mutating func replace(with tails: [String: Tail], seen: Int64) {
         self.tails = tails
         self.seen = seen
-        folding = AppendedTails()
-        for (key, tail) in tails { folding.learn(key, AppendedTails.Counts(line: tail.line, tail: tail.positions)) }
         undo = []
         undoSeen = []
     }
