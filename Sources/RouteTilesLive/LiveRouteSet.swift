@@ -334,7 +334,7 @@ public final class LiveRouteSet: Sendable {
         write { state in
             var keys: [String] = []
             var invalidated = Set<TileID>()
-            let extensions = Self.extensions(for: edits, in: state)
+            let plan = Self.appendPlan(for: edits, in: state)
             for (index, edit) in edits.enumerated() {
                 switch edit {
                 case let .put(route, lastFix):
@@ -342,8 +342,9 @@ public final class LiveRouteSet: Sendable {
                 case let .remove(key):
                     if Self.remove(key, from: &state, invalidating: &invalidated) { keys.append(key) }
                 case let .append(key, points, time):
-                    if Self.append(points, time: time, to: key, in: &state, invalidating: &invalidated, options: options,
-                                   extended: extensions[index]) {
+                    guard let run = plan.runs[index] else { continue }
+                    if Self.append(run.points ?? points, time: time, to: key, in: &state, invalidating: &invalidated,
+                                   options: options, extended: run.extension) {
                         keys.append(key)
                     }
                 }
@@ -428,26 +429,62 @@ public final class LiveRouteSet: Sendable {
         }
     }
 
-    /// The extensions of the routes that `edits` append to, worked out on every core before the edits are applied
-    /// one by one, when there are enough of them to share (a batch of fixes, or a round of group commit): by index
-    /// in `edits`. Only routes that no other edit of `edits` touches, so that each extends the tiler it has now.
-    private static func extensions(for edits: [Edit], in state: State) -> [Int: Extension] {
-        let workers = ProcessInfo.processInfo.activeProcessorCount
-        guard workers > 1, edits.count >= 16 else { return [:] }
-        var touches: [String: Int] = [:]
-        for edit in edits {
+    /// How `apply` carries out the appends of a batch: by index in `edits`, the appends it makes; an append
+    /// without a run is done by a later one.
+    private struct AppendPlan {
+        struct Run {
+            /// All the points that a route's appends in the batch add, in order, when there are more than this
+            /// edit's own.
+            var points: [Coordinate]?
+            /// The route's tiler extended by them, when worked out ahead.
+            var `extension`: Extension?
+        }
+        var runs: [Int: Run] = [:]
+    }
+
+    /// The appends of `edits`, planned. A route that only appends in the batch (no put or remove of it) is extended
+    /// once, by all its points, at its last append: readers see only the snapshot after the whole batch, so the
+    /// tiles that changed are those between the route before and after it, and the steps between are never cut.
+    /// When there are enough such routes to share (a batch of fixes, or a round of group commit), their extensions
+    /// are worked out on every core before the edits are applied one by one.
+    private static func appendPlan(for edits: [Edit], in state: State) -> AppendPlan {
+        var plan = AppendPlan()
+        // Per key touched: the indices of its appends, or nil once another kind of edit touches it.
+        var appendsByKey: [String: [Int]?] = [:]
+        for (index, edit) in edits.enumerated() {
             switch edit {
-            case let .put(route, _): if let id = route.id { touches[key(for: id), default: 0] += 2 }
-            case let .remove(key): touches[key, default: 0] += 2
-            case let .append(key, _, _): touches[key, default: 0] += 1
+            case let .put(route, _): if let id = route.id { appendsByKey[key(for: id)] = .some(nil) }
+            case let .remove(key): appendsByKey[key] = .some(nil)
+            case let .append(key, _, _):
+                if let found = appendsByKey[key] {
+                    if var indices = found {
+                        indices.append(index)
+                        appendsByKey[key] = indices
+                    }
+                } else {
+                    appendsByKey[key] = [index]
+                }
             }
         }
         var work: [(index: Int, tiler: RouteTiler, joint: Coordinate?, points: [Coordinate])] = []
         for (index, edit) in edits.enumerated() {
-            guard case let .append(key, points, _) = edit, touches[key] == 1, let entry = state.entries[key] else { continue }
-            work.append((index, entry.tiler, entry.lastPosition, points))
+            guard case let .append(key, points, _) = edit else { continue }
+            guard let found = appendsByKey[key], let indices = found else {
+                plan.runs[index] = AppendPlan.Run()    // the route is put or removed too: each edit in turn
+                continue
+            }
+            guard index == indices[indices.count - 1] else { continue }
+            var run = AppendPlan.Run()
+            if indices.count > 1 {
+                var all: [Coordinate] = []
+                for i in indices { if case let .append(_, more, _) = edits[i] { all += more } }
+                run.points = all
+            }
+            plan.runs[index] = run
+            if let entry = state.entries[key] { work.append((index, entry.tiler, entry.lastPosition, run.points ?? points)) }
         }
-        guard work.count >= 16 else { return [:] }
+        let workers = ProcessInfo.processInfo.activeProcessorCount
+        guard workers > 1, work.count >= 16 else { return plan }
         let jobs = work
         let found = Mutex<[Int: Extension]>([:])
         let next = Atomic<Int>(0)
@@ -460,7 +497,8 @@ public final class LiveRouteSet: Sendable {
                 found.withLock { $0[item.index] = extension_ }
             }
         }
-        return found.withLock { $0 }
+        for (index, extension_) in found.withLock({ $0 }) { plan.runs[index]?.extension = extension_ }
+        return plan
     }
 
     private static func append(_ points: [Coordinate], time: Double?, to key: String, in state: inout State,
@@ -495,15 +533,27 @@ public final class LiveRouteSet: Sendable {
 
     /// Applies a change and swaps in the next snapshot while still holding the writers' lock, so that snapshots
     /// appear in the order of the changes.
+    ///
+    /// The snapshot replaced is let go on another thread: when no reader holds it, that frees the tilers the change
+    /// replaced (a route's arrays, index and tree), work the writer need not wait for.
     private func write(_ body: (inout State) -> ([String], Set<TileID>)?) -> Change? {
-        state.withLock { state -> Change? in
+        let done = state.withLock { state -> (Change, Snapshot)? in
             guard let (keys, invalidated) = body(&state) else { return nil }
             let generation = current.withLock { $0.generation } + 1
             let next = Self.snapshot(of: &state, options: options, generation: generation)
-            current.withLock { $0 = next }
-            return Change(keys: keys, invalidated: invalidated.sorted(), generation: generation)
+            let replaced = current.withLock { current in
+                defer { current = next }
+                return current
+            }
+            return (Change(keys: keys, invalidated: invalidated.sorted(), generation: generation), replaced)
         }
+        guard let (change, replaced) = done else { return nil }
+        Self.release.async { withExtendedLifetime(replaced) {} }
+        return change
     }
+
+    /// Where replaced snapshots are let go.
+    private static let release = DispatchQueue(label: "RouteTiles.LiveRouteSet.release", qos: .utility)
 
     private static func assignKey(_ route: inout Route, state: inout State) -> String {
         if let id = route.id {
