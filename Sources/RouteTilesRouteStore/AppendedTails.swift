@@ -1,5 +1,5 @@
 /// How a durable store keeps appends cheap: the positions appended to a route are stored apart from its line, one
-/// row per append (`route_tails`, `<table>_tails`), and folded into the stored line later. An append then writes
+/// row per append (the SQLite store's feed rows, PostgreSQL's `<table>_tails`), and folded into the stored line later. An append then writes
 /// what it adds, whatever the length of the route, and a fold rewrites a route only once its tail is as long as a
 /// fixed share of its line: the bytes a fold writes, spread over the appends it folds, stay a constant per
 /// position (`AppendedTails.foldShare`).
@@ -27,10 +27,6 @@ package struct AppendedTails: Sendable {
     package static let minimumFold = 512
 
     private var counts: [String: Counts] = [:]
-    /// Tail rows written since the store last removed the rows no tail holds (`compactionDue`).
-    private var rowsSinceCompaction = 0
-    /// How many rows a store writes between two compactions.
-    package static let compactionInterval = 65_536
 
     package init() {}
 
@@ -57,14 +53,8 @@ package struct AppendedTails: Sendable {
         counts[key] = Counts(line: known.line + known.tail, tail: 0)
     }
 
-    /// A row was added to a tail table.
-    package mutating func noteRowAdded() { rowsSinceCompaction += 1 }
 
-    /// Whether enough rows were added since the last compaction for the store to remove those no tail holds.
-    package var compactionDue: Bool { rowsSinceCompaction >= Self.compactionInterval }
 
-    /// The store removed the rows no tail holds.
-    package mutating func compacted() { rowsSinceCompaction = 0 }
 
     /// The route was replaced or removed: its counts are learnt again on its next append.
     package mutating func forget(_ key: String) { counts[key] = nil }

@@ -12,11 +12,11 @@ import Synchronization
 /// commits through `PRAGMA data_version` and applies them from the changes table.
 ///
 /// Tables (`Docs/FORMATS.md` has them in full): `routes` (one row a route: id, properties as JSON, the lines as
-/// WKB, layer, kind, geodesic, version, created_seq), `route_tails` (the positions appended to a route since its
-/// line was last written, one row per append: `AppendedTails`) and `route_changes` (the feed: seq, route_id, op,
-/// base_version and the points of an append). A route's version is the greater of `routes.version` and its
-/// tail's last seq: SQLite rewrites a whole row, geometry included, when one column changes, so an append touches
-/// no row of `routes`. Calls run on a queue of the store's own, off Swift's concurrency pool, since SQLite blocks;
+/// WKB, layer, kind, geodesic, version, created_seq) and `route_changes` (the feed: seq, route_id, op,
+/// base_version and the points of an append). A route's tail, the positions appended since its line was last
+/// written (`AppendedTails`), is its append rows in the feed newer than `routes.version`: the points of an append
+/// are written once. A route's version is the greater of `routes.version` and its tail's last seq: SQLite rewrites
+/// a whole row, geometry included, when one column changes, so an append touches no row of `routes`. Calls run on a queue of the store's own, off Swift's concurrency pool, since SQLite blocks;
 /// writes that arrive together commit in one transaction (`commit(batch:)`).
 public final class SQLiteRouteStore: RouteStore {
     /// The path of the database file.
@@ -48,33 +48,25 @@ public final class SQLiteRouteStore: RouteStore {
         connection = Mutex(db)
     }
 
-    /// Schema 2 added `route_tails`; schema 3 keeps its rows in sequence order; schema 4 drops its index by route
-    /// (`TailLedger`). A store of schema 1, 2 or 3 is brought to 4 when opened (schema 1 gains the table, schema 2's
-    /// rows are copied into the new one, schema 3 loses the index).
-    static let schemaVersion = "4"
+    /// Schema 2 added `route_tails`; schema 3 kept its rows in sequence order; schema 4 dropped its index by route
+    /// (`TailLedger`); schema 5 drops the table: a tail is the append rows of the feed, which held the same points.
+    /// A store of schema 1 to 4 is brought to 5 when opened (schema 1 gains `routes.fixed_at`; the tails of schemas
+    /// 2 to 4 are folded into their lines, then their table dropped).
+    static let schemaVersion = "5"
 
-    /// One row per append, in the order of the appends' sequence numbers: every commit adds its rows at the end of
-    /// the table, on a few pages, instead of one page per route it appends to (schema 2 kept the rows by route, and
-    /// a commit of 6,400 fixes to as many routes rewrote most of the table's pages). The store finds a route's rows
-    /// by primary key through its `TailLedger`: schema 3's index by route made a commit of fixes to many routes
-    /// rewrite one index page per route. A row is part of its route's tail while its `seq` is greater than the
-    /// route's `routes.version`: a fold, a put or a trim sets that version past the rows they take in, and a removal
-    /// takes the route's row away, so no row is deleted on the write path; `compact(in:)` removes the rows no
-    /// route holds any more, oldest first, in batches.
-    private static let tailsTable = """
-        CREATE TABLE IF NOT EXISTS route_tails (
-            seq INTEGER PRIMARY KEY,
-            route_id TEXT NOT NULL,
-            points BLOB NOT NULL,
-            fixed_at REAL NOT NULL
-        );
-        DROP INDEX IF EXISTS route_tails_route;
+    /// The feed's append rows newer than their route's version are its tail, which the route needs: this trigger
+    /// keeps them when a prune (Docs/OPERATIONS.md, "Pruning the changes table") deletes rows by age. A fold, a
+    /// put, a trim or the route's removal lets them go. The feed then has holes, which readers treat as pruned rows.
+    private static let keepTails = """
+        CREATE TRIGGER IF NOT EXISTS route_changes_keep_tails BEFORE DELETE ON route_changes
+        WHEN old.op = 'append' AND old.seq > (SELECT version FROM routes WHERE id = old.route_id)
+        BEGIN SELECT RAISE(IGNORE); END;
         """
 
     private static func prepare(_ db: SQLiteDatabase, path: String, create: Bool) throws {
         try db.execute("PRAGMA busy_timeout = 10000")
         let tables = Set(try db.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
-        let ours: Set = ["routes", "route_changes", "route_imports", "route_tails", "routetiles_store"]
+        let ours: Set = ["routes", "route_changes", "route_imports", "routetiles_store"]
         if tables.isEmpty && !create {
             throw StoreError(path: path, message: "not a RouteTiles route store: the database is empty")
         }
@@ -83,7 +75,7 @@ public final class SQLiteRouteStore: RouteStore {
                              + tables.sorted().joined(separator: ", "))
         }
         let stored = tables.isEmpty ? nil : try db.strings("SELECT value FROM routetiles_store WHERE key = 'schema'").first
-        if let stored, stored != schemaVersion, !["1", "2", "3"].contains(stored) {
+        if let stored, stored != schemaVersion, !["1", "2", "3", "4"].contains(stored) {
             throw StoreError(path: path, message: "route store schema \(stored); this RouteTiles reads schema \(schemaVersion)")
         }
         guard try db.strings("PRAGMA journal_mode = WAL").first?.lowercased() == "wal" else {
@@ -91,21 +83,17 @@ public final class SQLiteRouteStore: RouteStore {
         }
         try db.execute("PRAGMA synchronous = FULL")
         if tables.isSuperset(of: ours) && stored == schemaVersion { return }
-        // New, or older (schema 1 lacks `route_tails` and `routes.fixed_at`, and `route_imports` when older
-        // still): every table is created where missing, and the version written.
+        // New, or older (schema 1 lacks `routes.fixed_at`, and `route_imports` when older still): every table is
+        // created where missing, and the version written.
         if stored == "1", !(try db.strings("SELECT name FROM pragma_table_info('routes')").contains("fixed_at")) {
             try db.execute("ALTER TABLE routes ADD COLUMN fixed_at REAL")
         }
-        if stored == "2" {
-            // Schema 2's tails, keyed by route, into the table in sequence order; the rows keep their meaning.
+        if tables.contains("route_tails") {
+            // Schemas 2 to 4 kept tails in a table of their own (whose rows the feed may have lost to a prune):
+            // they are folded into their lines, which then read the same, and the table goes.
             try db.transaction(writing: true) {
-                try db.execute("""
-                    ALTER TABLE route_tails RENAME TO route_tails_2;
-                    \(tailsTable)
-                    INSERT INTO route_tails (seq, route_id, points, fixed_at)
-                        SELECT seq, route_id, points, fixed_at FROM route_tails_2 ORDER BY seq;
-                    DROP TABLE route_tails_2;
-                    """)
+                try foldLegacyTails(db)
+                try db.execute("DROP TABLE route_tails")
             }
         }
         try db.transaction(writing: true) {
@@ -132,7 +120,7 @@ public final class SQLiteRouteStore: RouteStore {
                     points BLOB,
                     changed_at REAL NOT NULL DEFAULT ((julianday('now') - 2440587.5) * 86400.0)
                 );
-                \(tailsTable)
+                \(keepTails)
                 CREATE TABLE IF NOT EXISTS route_imports (
                     id TEXT PRIMARY KEY,
                     content_hash TEXT NOT NULL,
@@ -141,6 +129,52 @@ public final class SQLiteRouteStore: RouteStore {
                 );
                 UPDATE routetiles_store SET value = '\(schemaVersion)' WHERE key = 'schema';
                 """)
+        }
+    }
+
+    /// Folds every tail of a `route_tails` table (schemas 2 to 4: one row per append, part of its route's tail while
+    /// newer than `routes.version`) into its line, within the caller's transaction.
+    private static func foldLegacyTails(_ db: SQLiteDatabase) throws {
+        let rows = try db.prepare("""
+            SELECT t.route_id, t.points, t.seq, t.fixed_at FROM route_tails t JOIN routes r ON r.id = t.route_id
+            WHERE t.seq > r.version ORDER BY t.seq
+            """)
+        var tails: [String: TailRead] = [:]
+        while try rows.step() {
+            let key = rows.text(0) ?? ""
+            var tail = tails[key] ?? TailRead()
+            if case let .points(points)? = try? WellKnownBinary.decode(rows.blob(1)) { tail.points += points }
+            tail.last = rows.int64(2)
+            tail.lastFix = rows.double(3)
+            tails[key] = tail
+        }
+        try splice(tails, in: db)
+    }
+
+    /// Writes each route's tail into its stored line, with the version of the tail's last row and its fix time.
+    private static func splice(_ tails: [String: TailRead], in db: SQLiteDatabase) throws {
+        let read = try db.cached("SELECT geom FROM routes WHERE id = ?")
+        let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?), fixed_at = ? WHERE id = ?")
+        for (key, tail) in tails where !tail.points.isEmpty {
+            read.bind(1, key)
+            guard try read.step() else { read.reset(); continue }
+            let wkb = read.blob(0)
+            read.reset()
+            let appended: [UInt8]?
+            do {
+                appended = try WellKnownBinary.appending(tail.points, to: wkb)
+            } catch {
+                appended = nil
+            }
+            guard let spliced = appended else {
+                // Nothing is dropped then: the caller's transaction, and so the upgrade, is rolled back.
+                throw RouteStoreError(store: "sqlite", message: "route \(key): its appended positions do not extend its stored line")
+            }
+            update.bind(1, spliced)
+            update.bind(2, tail.last)
+            if let fix = tail.lastFix { update.bind(3, fix) } else { update.bindNull(3) }
+            update.bind(4, key)
+            try update.run()
         }
     }
 
@@ -179,11 +213,11 @@ public final class SQLiteRouteStore: RouteStore {
                                       lastFix: tail.last > 0 ? tail.lastFix : rowFix)
     }
 
-    /// Every route's tail, in one pass over the table in sequence order.
+    /// Every route's tail, in one pass over the feed in sequence order.
     private static func allTails(_ db: SQLiteDatabase) throws -> [String: TailRead] {
         let s = try db.prepare("""
-            SELECT t.route_id, t.points, t.seq, t.fixed_at FROM route_tails t JOIN routes r ON r.id = t.route_id
-            WHERE t.seq > r.version ORDER BY t.seq
+            SELECT c.route_id, c.points, c.seq, c.changed_at FROM route_changes c JOIN routes r ON r.id = c.route_id
+            WHERE c.op = 'append' AND c.seq > r.version ORDER BY c.seq
             """)
         var tails: [String: TailRead] = [:]
         while try s.step() {
@@ -199,7 +233,7 @@ public final class SQLiteRouteStore: RouteStore {
 
     /// The rows `seqs` of one route's tail, read by primary key, in order.
     private static func tail(_ seqs: [Int64], _ db: SQLiteDatabase) throws -> TailRead {
-        let s = try db.cached("SELECT points, fixed_at FROM route_tails WHERE seq = ?")
+        let s = try db.cached("SELECT points, changed_at FROM route_changes WHERE seq = ?")
         var tail = TailRead()
         for seq in seqs {
             s.bind(1, seq)
@@ -213,19 +247,36 @@ public final class SQLiteRouteStore: RouteStore {
         return tail
     }
 
-    /// The ledger as the file holds it: every route's row version, line size and tail rows, in one pass.
+    /// Whether a row's `kind` (or, when it has none, its geometry's first bytes) makes it a line.
+    private static func isLine(kind: String?, header: [UInt8]) -> Bool {
+        kind == nil ? WellKnownBinary.startsALine(header) : kind == "line"
+    }
+
+    /// What `learn` and `relearn` read of a route's row: version, line size, fix time, kind and geometry header.
+    private static let ledgerColumns = """
+        version, length(geom) / 16, fixed_at, kind, CASE WHEN kind IS NULL THEN substr(geom, 1, 5) END
+        """
+
+    /// The ledger entry of a row read with `ledgerColumns` from column `first` on.
+    private static func ledgerTail(_ s: SQLiteDatabase.Statement, from first: Int32) -> TailLedger.Tail {
+        var tail = TailLedger.Tail(rowVersion: s.int64(first), line: s.int(first + 1))
+        tail.lastFix = s.isNull(first + 2) ? nil : s.double(first + 2)
+        tail.isLine = isLine(kind: s.text(first + 3), header: s.blob(first + 4))
+        return tail
+    }
+
+    /// The ledger as the file holds it: every route's row version, line size, kind and tail rows, in one pass over
+    /// the routes and one over the feed's append rows.
     static func learn(_ db: SQLiteDatabase) throws -> (tails: [String: TailLedger.Tail], seen: Int64) {
         var tails: [String: TailLedger.Tail] = [:]
-        let routes = try db.prepare("SELECT id, version, length(geom) / 16, fixed_at FROM routes")
+        let routes = try db.prepare("SELECT id, \(ledgerColumns) FROM routes")
         while try routes.step() {
-            var tail = TailLedger.Tail(rowVersion: routes.int64(1), line: routes.int(2))
-            tail.lastFix = routes.isNull(3) ? nil : routes.double(3)
-            tails[routes.text(0) ?? ""] = tail
+            tails[routes.text(0) ?? ""] = ledgerTail(routes, from: 1)
         }
         // A WKB MultiPoint of n positions is 9 + 21 n bytes.
         let rows = try db.prepare("""
-            SELECT t.route_id, t.seq, (length(t.points) - 9) / 21, t.fixed_at FROM route_tails t
-            JOIN routes r ON r.id = t.route_id WHERE t.seq > r.version ORDER BY t.seq
+            SELECT c.route_id, c.seq, (length(c.points) - 9) / 21, c.changed_at FROM route_changes c
+            JOIN routes r ON r.id = c.route_id WHERE c.op = 'append' AND c.seq > r.version ORDER BY c.seq
             """)
         while try rows.step() {
             let key = rows.text(0) ?? ""
@@ -244,17 +295,16 @@ public final class SQLiteRouteStore: RouteStore {
         let s = try db.cached("SELECT seq, route_id, op, length(points), changed_at FROM route_changes WHERE seq > ? ORDER BY seq")
         s.bind(1, ledger.seen)
         defer { s.reset() }
-        var first = true
         while try s.step() {
             let seq = s.int64(0)
-            if first, seq > ledger.seen + 1 {
-                // Changes were pruned past what the ledger took in: learn it all again.
+            if seq > ledger.seen + 1 {
+                // Changes were pruned past what the ledger took in (a prune leaves the rows still in a tail, so
+                // the hole may follow some): learn it all again.
                 s.reset()
                 let learnt = try learn(db)
                 ledger.replace(with: learnt.tails, seen: learnt.seen)
                 return
             }
-            first = false
             let key = s.text(1) ?? ""
             switch s.text(2) {
             case "append":
@@ -270,11 +320,12 @@ public final class SQLiteRouteStore: RouteStore {
 
     /// Sets the ledger's entry for `key` from its row as it is now, with an empty tail; false when there is no row.
     private static func relearn(_ key: String, _ db: SQLiteDatabase, _ ledger: inout TailLedger) throws -> Bool {
-        let row = try db.cached("SELECT version, length(geom) / 16, fixed_at FROM routes WHERE id = ?")
+        let row = try db.cached("SELECT \(ledgerColumns) FROM routes WHERE id = ?")
         defer { row.reset() }
         row.bind(1, key)
         guard try row.step() else { return false }
-        ledger.reset(key, version: row.int64(0), line: row.int(1), lastFix: row.isNull(2) ? nil : row.double(2))
+        let tail = ledgerTail(row, from: 0)
+        ledger.reset(key, version: tail.rowVersion, line: tail.line, isLine: tail.isLine, lastFix: tail.lastFix)
         return true
     }
 
@@ -358,10 +409,15 @@ public final class SQLiteRouteStore: RouteStore {
                                            time: operation == .append ? s.double(5) : nil))
             }
             // Rows may have been pruned (`DELETE FROM route_changes WHERE …`): a reader that needs changes older
-            // than the oldest kept must load everything again.
-            if changes.first?.sequence != sequence + 1 {
-                let oldest = try db.int64("SELECT COALESCE(MIN(seq), 0) FROM route_changes")
-                if oldest > sequence + 1 { throw RouteChangesPruned(after: sequence, oldest: oldest) }
+            // than the oldest kept must load everything again. Sequence numbers leave no gap of their own
+            // (AUTOINCREMENT takes back what a rolled-back write took), and a prune keeps the rows still in a tail,
+            // so a hole anywhere in the page is a prune.
+            var expected = sequence + 1
+            for change in changes {
+                guard change.sequence == expected else {
+                    throw RouteChangesPruned(after: sequence, oldest: change.sequence)
+                }
+                expected += 1
             }
             return changes
         }
@@ -383,15 +439,17 @@ public final class SQLiteRouteStore: RouteStore {
     /// Routes whose tail grew long enough are folded afterwards, in a transaction of their own, before the next
     /// write runs.
     public func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
-        let (results, due, compact) = try await withConnection { [self] db in
+        let (results, due) = try await withConnection { [self] db in
             try self.withLedger(db, writing: true) { ledger in
                 var due: [String] = []
+                let savepoint = try db.cached("SAVEPOINT routetiles_write")
+                let release = try db.cached("RELEASE routetiles_write")
                 let results = try writes.map { write -> Result<RouteWriteResult, any Error> in
-                    try db.execute("SAVEPOINT routetiles_write")
+                    try savepoint.run()
                     let mark = ledger.mark
                     do {
                         let result = try Self.apply(write, to: db, ledger: &ledger, due: &due)
-                        try db.execute("RELEASE routetiles_write")
+                        try release.run()
                         return .success(result)
                     } catch {
                         try db.execute("ROLLBACK TO routetiles_write; RELEASE routetiles_write")
@@ -399,40 +457,19 @@ public final class SQLiteRouteStore: RouteStore {
                         return .failure(error)
                     }
                 }
-                return (results, due, ledger.compactionDue)
+                return (results, due)
             }
         }
-        if !due.isEmpty || compact {
+        if !due.isEmpty {
             queue.async { [self] in
-                // A fold or a compaction that fails leaves the tails as they are: the routes are whole either way.
+                // A fold that fails leaves the tails as they are: the routes are whole either way.
                 _ = try? connection.withLock { db in
                     guard let db else { return }
-                    if !due.isEmpty {
-                        try self.withLedger(db, writing: true) { ledger in try Self.fold(due.uniqued(), in: db, ledger: &ledger) }
-                    }
-                    if compact {
-                        try Self.compact(in: db)
-                        ledger.withLock { $0.compacted() }
-                    }
+                    try self.withLedger(db, writing: true) { ledger in try Self.fold(due.uniqued(), in: db, ledger: &ledger) }
                 }
             }
         }
         return results
-    }
-
-    /// Removes the oldest rows of `route_tails` that no tail holds any more (their route's version passed them, or
-    /// the route is gone), `limit` at most, in one transaction. They lie at the start of the table, so the pages
-    /// it rewrites are few and in order.
-    private static func compact(in db: SQLiteDatabase, limit: Int = AppendedTails.compactionInterval) throws {
-        try db.transaction(writing: true) {
-            let delete = try db.cached("""
-                DELETE FROM route_tails WHERE seq IN (
-                    SELECT t.seq FROM route_tails t LEFT JOIN routes r ON r.id = t.route_id
-                    WHERE r.id IS NULL OR t.seq <= r.version ORDER BY t.seq LIMIT ?)
-                """)
-            delete.bind(1, limit)
-            try delete.run()
-        }
     }
 
     /// Folds the tails of `keys` into their lines, within the caller's write transaction: the routes read the same
@@ -488,7 +525,7 @@ public final class SQLiteRouteStore: RouteStore {
             current.bind(1, key)
             guard try current.step() else { return nil }
             let kind = current.text(1)
-            let isLine = kind == nil ? WellKnownBinary.startsALine(current.blob(2)) : kind == "line"
+            let isLine = Self.isLine(kind: kind, header: current.blob(2))
             let rowVersion = current.int64(0)
             return (max(rowVersion, ledger.live(key, rowVersion: rowVersion).last ?? 0), kind, isLine, current.int64(3))
         }
@@ -508,18 +545,20 @@ public final class SQLiteRouteStore: RouteStore {
                 let key = StoredRouteCodec.key(for: route.id ?? .number(0))
                 let existing = try stored(key)
                 let made = try change(key, existing == nil ? .insert : .update)
+                let wkb = WellKnownBinary.encode(route), kind = StoredRouteCodec.kindName(route.kind)
                 upsert.bind(1, key)
                 upsert.bind(2, StoredRouteCodec.propertiesJSON(route.properties))
-                upsert.bind(3, WellKnownBinary.encode(route))
+                upsert.bind(3, wkb)
                 upsert.bind(4, route.layer)
-                upsert.bind(5, StoredRouteCodec.kindName(route.kind))
+                upsert.bind(5, kind)
                 upsert.bind(6, route.geodesic ? 1 : 0)
                 upsert.bind(7, made.sequence)
                 upsert.bind(8, made.sequence)
                 if let lastFix { upsert.bind(9, lastFix) } else { upsert.bindNull(9) }
                 try upsert.run()
                 // The route's tail rows leave its tail by themselves (the new version passes them).
-                ledger.reset(key, version: made.sequence, line: route.pointCount, lastFix: lastFix)
+                ledger.reset(key, version: made.sequence, line: route.pointCount,
+                             isLine: route.kind == .line, lastFix: lastFix)
                 changes.append(made)
                 written.append(StoredRoute(key: key, route: route, version: made.sequence,
                                            created: existing?.created ?? made.sequence, lastFix: lastFix))
@@ -549,19 +588,20 @@ public final class SQLiteRouteStore: RouteStore {
             ledger.remove(key) // its tail rows went with its row
             return .committed(changes: [made], written: [])
         case let .append(key, points):
-            guard let (version, _, isLine, _) = try stored(key) else { return .notFound(key: key) }
+            // The ledger, brought up to date in this transaction, knows the route without reading its row; a key
+            // it lacks (it always should have it) is looked up.
+            let version: Int64, isLine: Bool
+            if let tail = ledger.tail(of: key) {
+                (version, isLine) = (tail.version, tail.isLine)
+            } else {
+                guard let found = try stored(key) else { return .notFound(key: key) }
+                (version, isLine) = (found.version, found.isLine)
+                _ = try Self.relearn(key, db, &ledger)
+            }
             guard isLine else { return .notALine(key: key) }
-            // The positions go to the route's tail: the stored line is not rewritten (`AppendedTails`).
+            // The positions go to the route's tail, the feed's row of the append: the stored line is not rewritten
+            // (`AppendedTails`).
             let made = try change(key, .append, base: version, points: points, time: Date().timeIntervalSince1970)
-            let addTail = try db.cached("INSERT INTO route_tails (route_id, seq, points, fixed_at) VALUES (?, ?, ?, ?)")
-            ledger.noteRowAdded()
-            addTail.bind(1, key)
-            addTail.bind(2, made.sequence)
-            addTail.bind(3, WellKnownBinary.multiPoint(points))
-            addTail.bind(4, made.time ?? 0)
-            try addTail.run()
-            // Not in the ledger (it always should be): learnt from the row.
-            if ledger.tail(of: key) == nil { _ = try Self.relearn(key, db, &ledger) }
             if ledger.append(key, seq: made.sequence, count: points.count, time: made.time) { due.append(key) }
             return .committed(changes: [made], written: [])
         }

@@ -1,12 +1,14 @@
-/// What the SQLite store keeps in memory of every route's tail (`route_tails`), so that no write reads or writes a
-/// per-route index: a commit of 100 fixes to as many routes then adds rows at the end of two tables, where an index
-/// by route made it rewrite about 80 scattered index pages (Docs/BENCHMARKS.md, "Where SQLite's bytes per fix go").
+/// What the SQLite store keeps in memory of every route: its row version, line size, kind, and the rows of its tail
+/// (its appends since the line was last written, which are rows of the change feed), so that no write reads or
+/// writes a per-route index and an append reads no row of `routes`. A commit of 100 fixes to as many routes then
+/// adds rows at the end of one table, where an index by route made it rewrite about 80 scattered index pages
+/// (Docs/BENCHMARKS.md, "Where SQLite's bytes per fix go").
 ///
 /// The ledger is exact for the rows it lists, not a heuristic: it is learnt from the file in one scan at open, and
 /// brought up to date from the change feed (`sync`) at the start of every transaction that relies on it. Inside a
 /// write transaction no other process can add a row, so a fold knows every tail row of the routes it folds. What the
-/// feed does not record, another process's fold or compaction, only ever takes rows out of a tail: readers filter
-/// the ledger's rows by the route's row version, read in the same transaction (`live(_:rowVersion:)`).
+/// feed does not record, another process's fold, only ever takes rows out of a tail: readers filter the ledger's
+/// rows by the route's row version, read in the same transaction (`live(_:rowVersion:)`).
 package struct TailLedger: Sendable {
     /// One route's tail: the sequence numbers of its rows in order, with their positions and the last fix time.
     package struct Tail: Sendable, Equatable {
@@ -14,6 +16,8 @@ package struct TailLedger: Sendable {
         package var rowVersion: Int64
         /// Positions of the stored line (for when to fold).
         package var line: Int
+        /// Whether the route is a line, which appends extend (its `kind`, or its geometry's type).
+        package var isLine = true
         package var rows: [Int64] = []
         package var positions = 0
         package var lastFix: Double?
@@ -30,8 +34,6 @@ package struct TailLedger: Sendable {
     private(set) var tails: [String: Tail] = [:]
     /// The newest change of the feed the ledger has taken in.
     package private(set) var seen: Int64 = 0
-    /// Tail rows written since the store last removed the rows no tail holds (`compactionDue`).
-    private var rowsSinceCompaction = 0
     /// The old values of what a write changed, newest last, for `rollBack(to:)`.
     private var undo: [(key: String, tail: Tail?)] = []
     private var undoSeen: [Int64] = []
@@ -55,8 +57,9 @@ package struct TailLedger: Sendable {
     }
 
     /// The route under `key` was written whole (put, replace, trim) at `version`, with `line` positions.
-    package mutating func reset(_ key: String, version: Int64, line: Int, lastFix: Double?) {
+    package mutating func reset(_ key: String, version: Int64, line: Int, isLine: Bool, lastFix: Double?) {
         var tail = Tail(rowVersion: version, line: line)
+        tail.isLine = isLine
         tail.lastFix = lastFix
         set(key, tail)
     }
@@ -87,15 +90,6 @@ package struct TailLedger: Sendable {
         tail.positions = kept.isEmpty ? 0 : tail.positions
         set(key, tail)
     }
-
-    /// A row was added to `route_tails`.
-    package mutating func noteRowAdded() { rowsSinceCompaction += 1 }
-
-    /// Whether enough rows were added since the last compaction to remove those no tail holds.
-    package var compactionDue: Bool { rowsSinceCompaction >= AppendedTails.compactionInterval }
-
-    /// The store removed the rows no tail holds.
-    package mutating func compacted() { rowsSinceCompaction = 0 }
 
     /// The feed was read up to `seq`.
     package mutating func saw(_ seq: Int64) {

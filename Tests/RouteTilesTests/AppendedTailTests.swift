@@ -11,9 +11,9 @@ import Testing
         return Sample.track(count: count, lon: 2.3, lat: 48.85, step: 0.0003, using: &rng)
     }
 
-    /// The rows of `route_tails` that are part of a tail (newer than their route's version), by SQL alone.
+    /// The append rows of the feed that are part of a tail (newer than their route's version), by SQL alone.
     static let liveTailRows = """
-        SELECT COUNT(*) FROM route_tails t JOIN routes r ON r.id = t.route_id WHERE t.seq > r.version
+        SELECT COUNT(*) FROM route_changes t JOIN routes r ON r.id = t.route_id WHERE t.op = 'append' AND t.seq > r.version
         """
 
     /// Runs `sql` on the file with the sqlite3 shell (an independent reader) and returns its output.
@@ -41,11 +41,13 @@ import Testing
             expected += fix
             version = changes[0].sequence
         }
-        // The row was not written again: its line is as stored, and the 40 appends are 40 tail rows, at the end of
-        // the table in sequence order.
+        // The row was not written again: its line is as stored, and the 40 appends are its tail, the 40 newest rows
+        // of the feed; no other table holds them.
         #expect(try Self.sqlite(path, "SELECT length(geom) FROM routes WHERE id = 'long'") == rowBytes)
         #expect(try Self.sqlite(path, Self.liveTailRows + " AND t.route_id = 'long'") == "40")
-        #expect(try Self.sqlite(path, "SELECT MAX(seq) FROM route_tails") == String(version))
+        #expect(try Self.sqlite(path, "SELECT MAX(seq) FROM route_changes WHERE op = 'append'") == String(version))
+        #expect(try Self.sqlite(path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                == "route_changes\nroute_imports\nroutes\nroutetiles_store")
         guard case let .route(stored)? = try await store.rows(["long"])["long"] else {
             Issue.record("no route")
             return
@@ -115,28 +117,45 @@ import Testing
         await store.close()
     }
 
-    /// Schema 4 keeps no index by route on `route_tails`: a store of schema 3 loses it when opened, and its tails
-    /// read as they did.
-    @Test func aSchemaThreeStoreLosesTheIndexAndKeepsItsTails() async throws {
+    /// A store of schema 4 or 3 kept tails in `route_tails` (3 with an index by route): opened, its tails are folded
+    /// into their lines and the table dropped (schema 5). The table, not the feed, is what counted: a feed row a
+    /// prune took is not missed.
+    @Test(arguments: ["3", "4"])
+    func aStoreWithATailTableHasItFoldedIn(schema: String) async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("routes.db")
         let line = Self.line(30, seed: 11)
         let fixes = (0..<5).map { Coordinate(longitude: 2.41 + Double($0) * 1e-4, latitude: 48.9) }
         do {
             let store = try SQLiteRouteStore(path: path)
-            _ = try await store.commit(.put([Route(id: .string("bus"), parts: [line])]))
+            _ = try await store.commit(.put([Route(id: .string("bus"), parts: [line]), Route(id: .string("car"), parts: [line])]))
             for fix in fixes { _ = try await store.commit(.append(key: "bus", points: [fix])) }
             await store.close()
         }
-        // As schema 3 left it: the index, and the version 3.
+        let lineBytes = try Self.sqlite(path, "SELECT length(geom) FROM routes WHERE id = 'bus'")
+        // As schema 4 (or 3) left it: the tail rows in their table, the feed without its oldest append (pruned).
         _ = try Self.sqlite(path, """
-            CREATE INDEX route_tails_route ON route_tails (route_id, seq);
-            UPDATE routetiles_store SET value = '3' WHERE key = 'schema';
+            DROP TRIGGER route_changes_keep_tails;
+            CREATE TABLE route_tails (seq INTEGER PRIMARY KEY, route_id TEXT NOT NULL, points BLOB NOT NULL,
+                fixed_at REAL NOT NULL);
+            INSERT INTO route_tails SELECT seq, route_id, points, changed_at FROM route_changes WHERE op = 'append';
+            \(schema == "3" ? "CREATE INDEX route_tails_route ON route_tails (route_id, seq);" : "")
+            DELETE FROM route_changes WHERE seq = 3;
+            UPDATE routetiles_store SET value = '\(schema)' WHERE key = 'schema';
             """)
-        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'route_tails_route'") == "1")
         let store = try SQLiteRouteStore(path: path)
-        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'route_tails_route'") == "0")
-        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "4")
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "5")
+        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'route_tails%'") == "0")
+        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'route_changes_keep_tails'") == "1")
+        // Folded: the row holds the five positions more, and the version of the last.
+        #expect(Int(try Self.sqlite(path, "SELECT length(geom) FROM routes WHERE id = 'bus'")) == (Int(lineBytes) ?? 0) + 5 * 16)
+        #expect(try Self.sqlite(path, "SELECT version FROM routes WHERE id = 'bus'") == "7")
+        guard case let .route(folded)? = try await store.rows(["bus"])["bus"] else {
+            Issue.record("no route")
+            return
+        }
+        #expect(folded.route.parts == [line + fixes])
+        #expect(folded.version == 7)
         let last = Coordinate(longitude: 2.5, latitude: 48.95)
         _ = try await store.commit(.append(key: "bus", points: [last]))
         guard case let .route(stored)? = try await store.rows(["bus"])["bus"] else {
@@ -144,6 +163,7 @@ import Testing
             return
         }
         #expect(stored.route.parts == [line + fixes + [last]])
+        #expect(try await store.loadAll().routes.map(\.route.parts) == [[line + fixes + [last]], [line]])
         await store.close()
     }
 
@@ -191,8 +211,8 @@ import Testing
         await third.close()
     }
 
-    /// A store of schema 2 (tails keyed by route) is brought to schema 4 when opened: its tails, folded or not,
-    /// read as they did, and appends go on.
+    /// A store of schema 2 (tails keyed by route) is brought to schema 5 when opened: its tails are folded into
+    /// their lines, which read as they did, and appends go on.
     @Test func aSchemaTwoStoreKeepsItsTails() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("two.db")
@@ -206,7 +226,6 @@ import Testing
             "X'" + WellKnownBinary.multiPoint([c]).map { String(format: "%02X", $0) }.joined() + "'"
         }
         _ = try Self.sqlite(path, """
-            DROP TABLE route_tails;
             CREATE TABLE route_tails (route_id TEXT NOT NULL, seq INTEGER NOT NULL, points BLOB NOT NULL,
                 fixed_at REAL NOT NULL, PRIMARY KEY (route_id, seq)) WITHOUT ROWID;
             INSERT INTO route_changes (route_id, op, base_version, points) VALUES ('a', 'append', 1, \(wkb(fixes[0]))),
@@ -215,9 +234,8 @@ import Testing
             UPDATE routetiles_store SET value = '2';
             """)
         let reopened = try SQLiteRouteStore(path: path)
-        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "4")
-        #expect(try Self.sqlite(path, "SELECT name FROM sqlite_master WHERE name LIKE 'route_tails%' ORDER BY name")
-                == "route_tails")
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "5")
+        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'route_tails%'") == "0")
         guard case let .route(stored)? = try await reopened.rows(["a"])["a"] else {
             Issue.record("no route")
             return
@@ -231,52 +249,84 @@ import Testing
         await reopened.close()
     }
 
-    /// Rows no tail holds any more (folded, replaced, removed) are removed in batches once enough rows were
-    /// written, oldest first, and every route reads the same before and after.
-    @Test func rowsNoTailHoldsAreCompacted() async throws {
+    /// The prune of Docs/OPERATIONS.md, run by an outside program on every row, deletes the feed's rows but those
+    /// still in a tail (kept by the store's trigger): every route reads the same after it, in the store that wrote
+    /// them, in another store that had the file open (its ledger finds the hole and learns again), and in one opened
+    /// afterwards; a reader of the feed from before the prune is told the rows are gone.
+    @Test func aPruneOfTheFeedKeepsTheTails() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("routes.db")
         let store = try SQLiteRouteStore(path: path)
-        let keys = (0..<64).map { "v\($0)" }
+        let other = try SQLiteRouteStore(path: path)
+        let keys = (0..<12).map { "v\($0)" }
         _ = try await store.commit(.put(keys.enumerated().map { Route(id: .string($1), parts: [Self.line(20, seed: UInt64(10 + $0))]) }))
-        // Enough appends for a compaction; half of the routes are replaced (their rows leave the tails) as they go.
-        let rounds = AppendedTails.compactionInterval / keys.count + 1
-        for round in 0..<rounds {
-            let writes: [RouteWrite] = keys.enumerated().map { i, key in
-                round == rounds / 2 && i % 2 == 0
-                    ? .replace(key: key, route: Route(parts: [Self.line(20, seed: UInt64(500 + i))]))
-                    : .append(key: key, points: [Coordinate(longitude: 2.3 + Double(round) * 1e-6, latitude: 48.85 + Double(i) * 1e-4)])
+        // Appends to every route; in the middle, two routes are replaced and one removed (their rows leave the
+        // tails), and v0 grows past the fold mark.
+        for round in 0..<(AppendedTails.minimumFold / 8 + 2) {
+            var writes: [RouteWrite] = keys.enumerated().map { i, key in
+                .append(key: key, points: [Coordinate(longitude: 2.3 + Double(round) * 1e-5, latitude: 48.85 + Double(i) * 1e-4)])
+            }
+            writes[0] = .append(key: "v0", points: (0..<8).map { Coordinate(longitude: 2.2 + Double(round * 8 + $0) * 1e-5, latitude: 48.9) })
+            if round == 20 {
+                writes += [.replace(key: "v1", route: Route(parts: [Self.line(20, seed: 501)])),
+                           .replace(key: "v2", route: Route(parts: [Self.line(20, seed: 502)])), .remove(key: "v3")]
             }
             _ = try await store.commit(batch: writes)
         }
-        let before = try await store.loadAll().routes.map { $0.route.parts }
-        // The compaction runs on the store's queue after the commit that crossed the mark; this call runs after it.
-        _ = try await store.newestSequence()
-        let rows = Int(try Self.sqlite(path, "SELECT COUNT(*) FROM route_tails")) ?? -1
-        let live = Int(try Self.sqlite(path, Self.liveTailRows)) ?? -1
-        #expect(live > 0 && rows == live, "\(rows) rows, \(live) in tails: rows no tail holds were left")
-        #expect(try Self.sqlite(path, """
-            SELECT COUNT(*) FROM route_tails t JOIN routes r ON r.id = t.route_id WHERE t.seq <= r.version
-            """) == "0")
+        _ = try await store.newestSequence() // after the fold it queued
+        // Each route's positions by key (routes compare by what they hold).
+        func held(_ store: SQLiteRouteStore) async throws -> [String: [[Coordinate]]] {
+            Dictionary(uniqueKeysWithValues: try await store.loadAll().routes.map { ($0.key, $0.route.parts) })
+        }
+        let before = try await held(store)
+        let live = try Self.sqlite(path, Self.liveTailRows)
+        let newest = try await store.newestSequence()
+        #expect((Int(live) ?? 0) > 100)
+
+        // Every row old enough by the documented prune: all of them, a day from now.
+        _ = try Self.sqlite(path, """
+            DELETE FROM route_changes WHERE changed_at < strftime('%s', 'now') + 86400
+                AND seq < (SELECT max(seq) FROM route_changes);
+            """)
+        #expect(try Self.sqlite(path, Self.liveTailRows) == live)
+        // The newest row, which the prune spares, is an append of the last round: in a tail too.
+        let kept = Int(try Self.sqlite(path, "SELECT COUNT(*) FROM route_changes")) ?? 0
+        #expect(kept == Int(live), "\(kept) rows kept, \(live) in tails")
+        #expect(Int(newest) - kept > 100)
+        await #expect(throws: RouteChangesPruned.self) { _ = try await store.changes(after: 0, limit: 100_000) }
+
+        #expect(try await held(store) == before)
+        #expect(try await held(other) == before)
+        // The other store appends, after the hole: its ledger learns the routes again and its fold mark holds.
+        let fix = Coordinate(longitude: 2.5, latitude: 48.95)
+        guard case .success(.committed)? = try await other.commit(batch: [.append(key: "v5", points: [fix])]).first else {
+            Issue.record("not committed")
+            return
+        }
+        var expected = before
+        expected["v5"]?[0].append(fix)
+        for reader in [store, other] { #expect(try await held(reader) == expected) }
         let reopened = try SQLiteRouteStore(path: path)
-        #expect(try await reopened.loadAll().routes.map { $0.route.parts } == before)
+        #expect(try await held(reopened) == expected)
         await reopened.close()
+        await other.close()
         await store.close()
     }
 
-    /// A store of schema 1 (before `route_tails`) is brought to schema 4 when opened, its routes as they were.
-    @Test func aSchemaOneStoreGainsTheTailTable() async throws {
+    /// A store of schema 1 (without `routes.fixed_at` and `route_imports`) is brought to schema 5 when opened, its
+    /// routes as they were; a newer schema is refused.
+    @Test func aSchemaOneStoreIsBroughtUpToDate() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("old.db")
         let store = try SQLiteRouteStore(path: path)
         let route = Route(id: .string("a"), parts: [Self.line(30, seed: 5)])
         _ = try await store.commit(.put([route]))
         await store.close()
-        _ = try Self.sqlite(path, "DROP TABLE route_tails; DROP TABLE route_imports; UPDATE routetiles_store SET value = '1'")
+        _ = try Self.sqlite(path, "DROP TABLE route_imports; UPDATE routetiles_store SET value = '1'")
 
         let reopened = try SQLiteRouteStore(path: path)
-        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "4")
-        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('route_tails', 'route_imports')") == "2")
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "5")
+        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('route_imports', 'route_changes_keep_tails')") == "2")
         _ = try await reopened.commit(.append(key: "a", points: [Coordinate(longitude: 2.31, latitude: 48.86)]))
         guard case let .route(stored)? = try await reopened.rows(["a"])["a"] else {
             Issue.record("no route")
@@ -285,7 +335,7 @@ import Testing
         #expect(stored.route.parts == [route.parts[0] + [Coordinate(longitude: 2.31, latitude: 48.86)]])
         await reopened.close()
 
-        _ = try Self.sqlite(path, "UPDATE routetiles_store SET value = '5'")
+        _ = try Self.sqlite(path, "UPDATE routetiles_store SET value = '6'")
         #expect(throws: StoreError.self) { try SQLiteRouteStore(path: path) }
     }
 }
