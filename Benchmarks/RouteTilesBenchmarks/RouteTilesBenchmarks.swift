@@ -125,6 +125,16 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // What a round of group commit costs the live set under a fleet's batched load (Docs/BENCHMARKS.md, "Live
+    // tracking for a fleet"): 3,200 fixes to random vehicles among 10,000 tracks of 500 positions in Paris, one
+    // `LiveRouteSet.apply` (a route drawn twice appends twice), as `serve --store` tiles them. Throughput is in
+    // rounds per second: fixes/s = 3,200 × that.
+    Benchmark("Fleet round: 3,200 fixes to 10,000 tracks",
+              configuration: .init(metrics: [.wallClock, .throughput, .cpuTotal, .mallocCountTotal],
+                                   maxDuration: .seconds(20), maxIterations: 200)) { (benchmark: Benchmark, fleet: GrowingFleet) in
+        for _ in benchmark.scaledIterations { blackHole(fleet.round(fixes: 3_200)) }
+    } setup: { () -> GrowingFleet in GrowingFleet(vehicles: 10_000, points: 500) }
+
     // Reading every other format: the same 200,000 positions (20 tracks of 10,000), so that MB/s and points/s
     // compare. Throughput is in reads per second; points/s = 200,000 × that, MB/s = the input's size × that
     // (sizes: swift package benchmark prints them in the setup's log line).
@@ -273,5 +283,46 @@ final class GrowingTrack: @unchecked Sendable {
         guard let next = tiler.appending(points, after: last) else { return }
         tiler = next
         last = points[9]
+    }
+}
+
+/// A fleet of live tracks in a `LiveRouteSet`, each going on ~30 m a fix from where it ends.
+final class GrowingFleet: @unchecked Sendable {
+    // @unchecked: used by one benchmark at a time, on one thread.
+    let set: LiveRouteSet
+    var ends: [(last: Coordinate, heading: Double)]
+    var rng = Seeded(state: 7)
+
+    init(vehicles: Int, points: Int) {
+        var routes: [Route] = []
+        ends = []
+        for i in 0..<vehicles {
+            let lon = Double.random(in: 2.25...2.45, using: &rng), lat = Double.random(in: 48.80...48.92, using: &rng)
+            let line = track(count: points, lon: lon, lat: lat, rng: &rng)
+            routes.append(Route(id: .string("veh-\(i)"), parts: [line]))
+            ends.append((line[line.count - 1], Double.random(in: 0..<(2 * .pi), using: &rng)))
+        }
+        var options = TilingOptions()
+        options.maxZoom = 14
+        options.routeLength = false
+        options.positionLayer = "positions"
+        set = LiveRouteSet(routes: routes, options: options)
+        _ = set.fillCovers()
+    }
+
+    /// One batch of `fixes` appends of one position each, to vehicles drawn at random.
+    func round(fixes: Int) -> Int {
+        var edits: [LiveRouteSet.Edit] = []
+        edits.reserveCapacity(fixes)
+        for _ in 0..<fixes {
+            let k = Int.random(in: 0..<ends.count, using: &rng)
+            var (last, heading) = ends[k]
+            heading += Double.random(in: -0.3...0.3, using: &rng)
+            let next = Coordinate(longitude: last.longitude + cos(heading) * 0.0004, latitude: last.latitude + sin(heading) * 0.00027)
+            ends[k] = (next, heading)
+            last = next
+            edits.append(.append(key: "veh-\(k)", points: [next], time: 1_790_000_000))
+        }
+        return set.apply(edits).invalidated.count
     }
 }

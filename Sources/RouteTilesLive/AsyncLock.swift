@@ -17,7 +17,9 @@ final class AsyncLock: Sendable {
         return try await body()
     }
 
-    private func acquire() async {
+    /// Waits until the caller holds the lock; `release()` gives it up. For hand-over-hand use (taking one lock
+    /// before giving up another), where `withLock`'s scope does not fit.
+    func acquire() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let granted = state.withLock { state -> Bool in
                 if state.held {
@@ -31,7 +33,8 @@ final class AsyncLock: Sendable {
         }
     }
 
-    private func release() {
+    /// Gives the lock to the next waiter, in the order they asked, or frees it.
+    func release() {
         let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
             if state.waiters.isEmpty {
                 state.held = false

@@ -335,6 +335,7 @@ public final class LiveRouteSet: Sendable {
             var keys: [String] = []
             var invalidated = Set<TileID>()
             let plan = Self.appendPlan(for: edits, in: state)
+            invalidated.formUnion(plan.changed)
             for (index, edit) in edits.enumerated() {
                 switch edit {
                 case let .put(route, lastFix):
@@ -440,6 +441,9 @@ public final class LiveRouteSet: Sendable {
             var `extension`: Extension?
         }
         var runs: [Int: Run] = [:]
+        /// The tiles the extensions worked out ahead changed, together (each worker's union, so the writer does not
+        /// insert every extension's tiles one by one).
+        var changed = Set<TileID>()
     }
 
     /// The appends of `edits`, planned. A route that only appends in the batch (no put or remove of it) is extended
@@ -481,36 +485,47 @@ public final class LiveRouteSet: Sendable {
                 run.points = all
             }
             plan.runs[index] = run
-            if let entry = state.entries[key] { work.append((index, entry.tiler, entry.lastPosition, run.points ?? points)) }
+            guard let entry = state.entries[key] else { continue }
+            work.append((index, entry.tiler, entry.lastPosition, run.points ?? points))
         }
         let workers = ProcessInfo.processInfo.activeProcessorCount
         guard workers > 1, work.count >= 16 else { return plan }
         let jobs = work
-        let found = Mutex<[Int: Extension]>([:])
+        let found = Mutex<(extensions: [(Int, Extension)], changed: Set<TileID>)>(([], []))
         let next = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: min(workers, work.count)) { _ in
+            var extensions: [(Int, Extension)] = []
+            var changed = Set<TileID>()
             while true {
                 let slot = next.add(1, ordering: .relaxed).oldValue
-                guard slot < jobs.count else { return }
+                guard slot < jobs.count else { break }
                 let item = jobs[slot]
                 guard let extension_ = Extension(item.tiler, joint: item.joint, points: item.points) else { continue }
-                found.withLock { $0[item.index] = extension_ }
+                changed.formUnion(extension_.changed)
+                extensions.append((item.index, extension_))
+            }
+            found.withLock { found in
+                found.extensions += extensions
+                found.changed.formUnion(changed)
             }
         }
-        for (index, extension_) in found.withLock({ $0 }) { plan.runs[index]?.extension = extension_ }
+        let (extensions, changed) = found.withLock { $0 }
+        for (index, extension_) in extensions { plan.runs[index]?.extension = extension_ }
+        plan.changed = changed
         return plan
     }
 
     private static func append(_ points: [Coordinate], time: Double?, to key: String, in state: inout State,
                                invalidating invalidated: inout Set<TileID>, options: TilingOptions,
-                               extended: Extension? = nil) -> Bool {
+                               extended planned: Extension? = nil) -> Bool {
         // Out of the table while it changes, so that its arrays are extended in place, not copied.
         guard var entry = state.discard(key) else { return false }
         defer { state.store(entry, at: key) }
-        guard let extended = extended ?? Extension(entry.tiler, joint: entry.lastPosition, points: points),
+        guard let extended = planned ?? Extension(entry.tiler, joint: entry.lastPosition, points: points),
               let joint = entry.lastPosition else { return true }
-        let (tiler, changed, added) = (extended.tiler, extended.changed, extended.drawn)
-        invalidated.formUnion(changed)
+        let (tiler, added) = (extended.tiler, extended.drawn)
+        // An extension worked out ahead has its tiles in the plan's union already.
+        if planned == nil { invalidated.formUnion(extended.changed) }
         // A value of the whole route in every feature (`length_m`, line metrics) changes every tile of it.
         if options.routeLength || options.lineMetrics { invalidated.formUnion(entry.knownCover) }
         entry.tiler = tiler

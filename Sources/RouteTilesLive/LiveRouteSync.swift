@@ -104,7 +104,13 @@ public final class LiveRouteSync: Sendable {
         }
     }
 
+    /// Held while applying changes to `routes` (a round of this server's writes, or a catch-up), so that they are
+    /// applied once each and in sequence order.
     private let lock = AsyncLock()
+    /// Held while a round of writes commits to the store. A round takes `lock` before it gives this one up, so
+    /// rounds apply in the order they committed, while the next round's commit (the store's I/O and fsync) runs
+    /// beside this round's application.
+    private let commitLock = AsyncLock()
     /// How far live tracks may grow; appends past it are followed by a trim (`TrackRetention`).
     public let retention: TrackRetention
     /// The keys of the routes whose trim is queued or committing, so that appends meanwhile do not ask again.
@@ -203,15 +209,24 @@ public final class LiveRouteSync: Sendable {
     /// The most writes one transaction carries: a round takes whole units up to this many (one unit may exceed it).
     static let maxWritesPerCommit = 4_096
 
-    /// Commits a round of the queue; while more waits, hands the next round to a new task, so that this caller's
-    /// answer does not wait for later writers.
+    /// Commits a round of the queue and applies it; once it is committed, hands the next round (while more waits)
+    /// to a new task, which commits it while this one applies, so that this caller's answer does not wait for later
+    /// writers and the store's commit and the routes' update of consecutive rounds overlap.
     private func lead() async {
         let units = queue.take(maxWrites: Self.maxWritesPerCommit)
         let writes = units.flatMap(\.writes)
         let outcomes: WriteTicket.Outcomes
+        await commitLock.acquire()
         do {
-            outcomes = .success(try await lock.withLock { try await commitLocked(writes) })
+            let committed = try await commitToStore(writes)
+            await lock.acquire()
+            commitLock.release()
+            if queue.continueLeading() { Task { await self.lead() } }
+            outcomes = .success(await applyCommitted(committed))
+            lock.release()
         } catch {
+            commitLock.release()
+            if queue.continueLeading() { Task { await self.lead() } }
             outcomes = .failure(error)
         }
         state.withLock { state in
@@ -224,7 +239,6 @@ public final class LiveRouteSync: Sendable {
             unit.ticket.resolve(outcomes.map { Array($0[offset..<offset + count]) })
             offset += count
         }
-        if queue.continueLeading() { Task { await self.lead() } }
         trimGrownTracks(appendedBy: writes)
     }
 
@@ -246,18 +260,24 @@ public final class LiveRouteSync: Sendable {
         }
     }
 
-    /// Commits one round's writes and applies what committed, under the lock that orders applications.
-    private func commitLocked(_ writes: [RouteWrite]) async throws -> [Result<WriteOutcome, any Error>] {
+    /// Commits one round's writes to the store, under `commitLock`.
+    private func commitToStore(_ writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
         try refuseWhileUnreachable()
-        let results: [Result<RouteWriteResult, any Error>]
         do {
-            results = try await store.commit(batch: writes)
+            let results = try await store.commit(batch: writes)
             noteSuccess()
+            return results
         } catch {
             noteFailure(error)
             prober.withLock { $0 }?.yield()
             throw error
         }
+    }
+
+    /// Applies what a round committed, under `lock`: from what it wrote when this server's routes are at the
+    /// change before it, else by catching up with the store (a catch-up that ran between the commit and now may
+    /// have applied it already).
+    private func applyCommitted(_ results: [Result<RouteWriteResult, any Error>]) async -> [Result<WriteOutcome, any Error>] {
         var changes: [RouteChange] = []
         var written: [StoredRoute] = []
         for case let .success(.committed(made, stored)) in results {

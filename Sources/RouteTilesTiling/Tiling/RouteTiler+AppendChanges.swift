@@ -62,7 +62,8 @@ extension RouteTiler {
             }
         }
         guard !box.isEmpty else { return [] }
-        var drawn = Set<TileID>()
+        // Room for one to four tiles a zoom, and more, without growing (each growth hashes every tile again).
+        var drawn = Set<TileID>(minimumCapacity: 4 * (options.maxZoom - options.minZoom + 1) + 8)
         var cutFrom = Int.max, cutTo = Int.min
         for z in options.minZoom...options.maxZoom {
             let size = WebMercator.tileSize(zoom: z)
