@@ -135,20 +135,10 @@ public final class SQLiteRouteStore: RouteStore {
     /// Folds every tail of a `route_tails` table (schemas 2 to 4: one row per append, part of its route's tail while
     /// newer than `routes.version`) into its line, within the caller's transaction.
     private static func foldLegacyTails(_ db: SQLiteDatabase) throws {
-        let rows = try db.prepare("""
+        try splice(tails(db, """
             SELECT t.route_id, t.points, t.seq, t.fixed_at FROM route_tails t JOIN routes r ON r.id = t.route_id
             WHERE t.seq > r.version ORDER BY t.seq
-            """)
-        var tails: [String: TailRead] = [:]
-        while try rows.step() {
-            let key = rows.text(0) ?? ""
-            var tail = tails[key] ?? TailRead()
-            if case let .points(points)? = try? WellKnownBinary.decode(rows.blob(1)) { tail.points += points }
-            tail.last = rows.int64(2)
-            tail.lastFix = rows.double(3)
-            tails[key] = tail
-        }
-        try splice(tails, in: db)
+            """), in: db)
     }
 
     /// Writes each route's tail into its stored line, with the version of the tail's last row and its fix time.
@@ -215,10 +205,15 @@ public final class SQLiteRouteStore: RouteStore {
 
     /// Every route's tail, in one pass over the feed in sequence order.
     private static func allTails(_ db: SQLiteDatabase) throws -> [String: TailRead] {
-        let s = try db.prepare("""
+        try tails(db, """
             SELECT c.route_id, c.points, c.seq, c.changed_at FROM route_changes c JOIN routes r ON r.id = c.route_id
             WHERE c.op = 'append' AND c.seq > r.version ORDER BY c.seq
             """)
+    }
+
+    /// Each route's tail from the rows of `sql`: route id, points (WKB), sequence and fix time, in sequence order.
+    private static func tails(_ db: SQLiteDatabase, _ sql: String) throws -> [String: TailRead] {
+        let s = try db.prepare(sql)
         var tails: [String: TailRead] = [:]
         while try s.step() {
             let key = s.text(0) ?? ""
