@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The server's cost per fix under the fleet load, for A/B runs of two builds (Docs/BENCHMARKS.md, "The third
+# round"): serves the fleet that fleet_appends.sh generated (run it once first), waits SETTLE s (start-up's covers),
+# runs wrk for DURATION s with fleet_appends.lua (BATCH fixes a request, 0: one fix a request), then prints one line:
+# fixes/s, the server's CPU µs a fix (utime + stime from /proc), write_bytes a fix (/proc/PID/io: WAL, fsyncs and
+# checkpoints), wrk's p99, and from /metrics the group commits and the seconds spent applying them.
+#
+#   Benchmarks/scripts/fleet_cpu.sh BINARY memory|FILE.db [BATCH] [VEHICLES]
+#
+# A FILE.db is removed first (with its -wal and -shm). Environment: SETTLE (12), DURATION (10), PORT (18600),
+# WORK (/work/bench-fleet, where fleet_appends.sh keeps its files). Alternate two builds to compare them:
+#   for r in 1 2 3; do for b in A B; do Benchmarks/scripts/fleet_cpu.sh $b fleet.db 100; done; done
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+[ $# -ge 2 ] || { echo "usage: $0 BINARY memory|FILE.db [BATCH] [VEHICLES]" >&2; exit 2; }
+bin=$1 store=$2 batch=${3:-100} vehicles=${4:-10000}
+port=${PORT:-18600} work=${WORK:-/work/bench-fleet} settle=${SETTLE:-12} duration=${DURATION:-10}
+fleet=$work/fleet-$vehicles-500.geojson ends=$work/fleet-$vehicles-500.ends
+[ -f "$fleet" ] && [ -f "$ends" ] || { echo "no $fleet: run fleet_appends.sh $vehicles memory first" >&2; exit 1; }
+[ "$store" = memory ] || rm -f "$store" "$store-wal" "$store-shm"
+"$bin" serve "$fleet" --store "$store" --write-token bench-token-123 --port "$port" --log-level warning --maxzoom 14 \
+  2>"$work/fleet_cpu.log" &
+srv=$!
+trap 'kill $srv 2>/dev/null || true' EXIT
+for _ in $(seq 3000); do curl -fs -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.1; done
+sleep "$settle"
+cpu0=$(awk '{print $14 + $15}' "/proc/$srv/stat"); io0=$(awk '/^write_bytes/ {print $2}' "/proc/$srv/io")
+FLEET_VEHICLES=$vehicles FLEET_THREADS=2 FLEET_BATCH=$batch FLEET_TOKEN=bench-token-123 FLEET_ENDS=$ends \
+  wrk -t2 -c64 -d"${duration}s" --timeout 10s --latency -s Benchmarks/scripts/fleet_appends.lua \
+  "http://127.0.0.1:$port" > "$work/fleet_cpu.wrk"
+cpu1=$(awk '{print $14 + $15}' "/proc/$srv/stat"); io1=$(awk '/^write_bytes/ {print $2}' "/proc/$srv/io")
+metrics=$(curl -fs "http://127.0.0.1:$port/metrics" | grep -E '^routetiles_store_(group_commits|apply_seconds_sum) ' | tr '\n' ' ')
+awk -v batch="$batch" -v cpu=$((cpu1 - cpu0)) -v io=$((io1 - io0)) -v hz="$(getconf CLK_TCK)" -v m="$metrics" '
+  /requests in/ { requests = $1 }
+  /Requests\/sec/ { rate = $2 }
+  /^ +99%/ { p99 = $2 }
+  END {
+    fixes = requests * (batch > 0 ? batch : 1)
+    printf "fixes/s %.0f  server CPU %.1f us a fix  write_bytes %.0f B a fix  p99 %s  %s\n",
+      rate * (batch > 0 ? batch : 1), cpu / hz * 1e6 / fixes, io / fixes, p99, m
+  }' "$work/fleet_cpu.wrk"
