@@ -420,8 +420,8 @@ public final class LiveRouteSet: Sendable {
     /// an append that reads only the route itself.
     private struct Extension: Sendable {
         let tiler: RouteTiler
-        let changed: Set<TileID>
-        let drawn: Set<TileID>
+        let changed: [TileID]
+        let drawn: [TileID]
 
         init?(_ old: RouteTiler, joint: Coordinate?, points: [Coordinate]) {
             guard !points.isEmpty, let joint, let tiler = old.appending(points, after: joint) else { return nil }

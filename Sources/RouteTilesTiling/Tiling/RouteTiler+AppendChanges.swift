@@ -8,15 +8,17 @@ extension RouteTiler {
     /// line (`VertexImportance.blockLength` vertices) is simplified again, so only its vertices are compared, and
     /// the answer follows the change, not the length of the route.
     ///
-    /// Returns those tiles, and apart the tiles the new segments are drawn in (by which the route's cover grows).
+    /// Returns those tiles, and apart the tiles the new segments are drawn in (by which the route's cover grows),
+    /// each list without a tile twice. Lists, not sets: a few dozen tiles, which the caller adds to sets of its own,
+    /// so hashing them here too would double the work of every fix.
     /// With `routeLength` or `lineMetrics`, every feature carries a value of the whole route (`length_m`, or the
     /// clip fractions of it), so every tile of the route changes: the caller adds the route's cover.
-    package func tilesChanged(byAppendingTo old: RouteTiler) -> (changed: Set<TileID>, drawn: Set<TileID>) {
+    package func tilesChanged(byAppendingTo old: RouteTiler) -> (changed: [TileID], drawn: [TileID]) {
         let line = projected.lineCount - 1
         let oldLast = old.projected.pointCount - 1, newLast = projected.pointCount - 1
         guard line >= 0, oldLast >= 0, newLast > oldLast else { return ([], []) }
 
-        let drawn = tilesDrawn(by: spansOfLastLine(from: oldLast))
+        let drawn = drawnTiles(by: spansOfLastLine(from: oldLast))
         var changed = drawn
 
         // The vertices of the old last block whose fate at some zoom differs: only a vertex whose importance
@@ -29,6 +31,16 @@ extension RouteTiler {
             for (z, tolerance) in tolerances where tolerance >= 0 && (before > tolerance) != (after > tolerance) {
                 tiles(holding: v, zoom: z, into: &changed)
             }
+        }
+        if changed.count > drawn.count {
+            // The tiles of changed vertices may repeat each other's and the drawn ones: sorted, each kept once.
+            changed.sort()
+            var kept = 1
+            for i in 1..<changed.count where changed[i] != changed[kept - 1] {
+                changed[kept] = changed[i]
+                kept += 1
+            }
+            changed.removeLast(changed.count - kept)
         }
         return (changed, drawn)
     }
@@ -51,7 +63,10 @@ extension RouteTiler {
     /// buffered box meets the segments' box holds that box whole, those are the tiles: clipping keeps the segments
     /// whole in each, and a route that touches a tile is never simplified away (at worst a stub). Only the zooms
     /// where a buffered box's edge crosses the segments' box are cut (in one pass over their range).
-    func tilesDrawn(by spans: [SegmentSpan]) -> Set<TileID> {
+    func tilesDrawn(by spans: [SegmentSpan]) -> Set<TileID> { Set(drawnTiles(by: spans)) }
+
+    /// `tilesDrawn(by:)` as a list, each tile once.
+    func drawnTiles(by spans: [SegmentSpan]) -> [TileID] {
         var box = MapRect.empty
         projected.xs.withUnsafeBufferPointer { xs in
             projected.ys.withUnsafeBufferPointer { ys in
@@ -62,8 +77,9 @@ extension RouteTiler {
             }
         }
         guard !box.isEmpty else { return [] }
-        // Room for one to four tiles a zoom, and more, without growing (each growth hashes every tile again).
-        var drawn = Set<TileID>(minimumCapacity: 4 * (options.maxZoom - options.minZoom + 1) + 8)
+        // One to four tiles a zoom, each zoom's own: no tile comes twice.
+        var drawn: [TileID] = []
+        drawn.reserveCapacity(4 * (options.maxZoom - options.minZoom + 1) + 8)
         var cutFrom = Int.max, cutTo = Int.min
         for z in options.minZoom...options.maxZoom {
             let size = WebMercator.tileSize(zoom: z)
@@ -81,18 +97,19 @@ extension RouteTiler {
             }
             // At most two tiles a side: a box held whole by a tile's buffered span cannot reach past its neighbour.
             if let columns = holding(box.minX, box.maxX), let rows = holding(box.minY, box.maxY) {
-                for x in columns { for y in rows { drawn.insert(TileID(z: z, x: x, y: y)) } }
+                for x in columns { for y in rows { drawn.append(TileID(z: z, x: x, y: y)) } }
             } else {
                 cutFrom = min(cutFrom, z)
                 cutTo = max(cutTo, z)
             }
         }
-        if cutFrom <= cutTo { drawn.formUnion(cover(of: spans, zooms: cutFrom...cutTo)) }
+        // The cut's zooms are none of those above.
+        if cutFrom <= cutTo { drawn += cover(of: spans, zooms: cutFrom...cutTo) }
         return drawn
     }
 
     /// Adds the tiles at `zoom` whose buffered box holds vertex `v`, in each world copy.
-    private func tiles(holding v: Int, zoom: Int, into out: inout Set<TileID>) {
+    private func tiles(holding v: Int, zoom: Int, into out: inout [TileID]) {
         let size = WebMercator.tileSize(zoom: zoom)
         let buffer = Double(options.buffer) / Double(options.extent) * size
         let count = 1 << zoom
@@ -107,7 +124,7 @@ extension RouteTiler {
             let (left, right) = range(projected.xs[v] + shift * WebMercator.worldSize)
             guard left <= right else { continue }
             for column in left...right {
-                for row in top...bottom { out.insert(TileID(z: zoom, x: column, y: row)) }
+                for row in top...bottom { out.append(TileID(z: zoom, x: column, y: row)) }
             }
         }
     }
