@@ -343,7 +343,7 @@ public final class LiveRouteSet: Sendable {
                 case let .remove(key):
                     if Self.remove(key, from: &state, invalidating: &invalidated) { keys.append(key) }
                 case let .append(key, points, time):
-                    guard let run = plan.runs[index] else { continue }
+                    guard let run = plan.runs[index] else { continue }  // done by the route's last append
                     if Self.append(run.points ?? points, time: time, to: key, in: &state, invalidating: &invalidated,
                                    options: options, extended: run.extension) {
                         keys.append(key)
@@ -431,7 +431,7 @@ public final class LiveRouteSet: Sendable {
     }
 
     /// How `apply` carries out the appends of a batch: by index in `edits`, the appends it makes; an append
-    /// without a run is done by a later one.
+    /// without a run (or an edit of another kind) is nil, done by a later one.
     private struct AppendPlan {
         struct Run {
             /// All the points that a route's appends in the batch add, in order, when there are more than this
@@ -440,7 +440,7 @@ public final class LiveRouteSet: Sendable {
             /// The route's tiler extended by them, when worked out ahead.
             var `extension`: Extension?
         }
-        var runs: [Int: Run] = [:]
+        var runs: [Run?]
         /// The tiles the extensions worked out ahead changed, together (each worker's union, so the writer does not
         /// insert every extension's tiles one by one).
         var changed = Set<TileID>()
@@ -452,28 +452,21 @@ public final class LiveRouteSet: Sendable {
     /// When there are enough such routes to share (a batch of fixes, or a round of group commit), their extensions
     /// are worked out on every core before the edits are applied one by one.
     private static func appendPlan(for edits: [Edit], in state: State) -> AppendPlan {
-        var plan = AppendPlan()
-        // Per key touched: the indices of its appends, or nil once another kind of edit touches it.
-        var appendsByKey: [String: [Int]?] = [:]
+        var plan = AppendPlan(runs: Array(repeating: nil, count: edits.count))
+        // The indices of each key's appends, and the keys that another kind of edit touches too.
+        var appendsByKey: [String: [Int]] = [:]
+        var rewritten = Set<String>()
         for (index, edit) in edits.enumerated() {
             switch edit {
-            case let .put(route, _): if let id = route.id { appendsByKey[key(for: id)] = .some(nil) }
-            case let .remove(key): appendsByKey[key] = .some(nil)
-            case let .append(key, _, _):
-                if let found = appendsByKey[key] {
-                    if var indices = found {
-                        indices.append(index)
-                        appendsByKey[key] = indices
-                    }
-                } else {
-                    appendsByKey[key] = [index]
-                }
+            case let .put(route, _): if let id = route.id { rewritten.insert(key(for: id)) }
+            case let .remove(key): rewritten.insert(key)
+            case let .append(key, _, _): appendsByKey[key, default: []].append(index)
             }
         }
         var work: [(index: Int, tiler: RouteTiler, joint: Coordinate?, points: [Coordinate])] = []
         for (index, edit) in edits.enumerated() {
             guard case let .append(key, points, _) = edit else { continue }
-            guard let found = appendsByKey[key], let indices = found else {
+            guard !rewritten.contains(key), let indices = appendsByKey[key] else {
                 plan.runs[index] = AppendPlan.Run()    // the route is put or removed too: each edit in turn
                 continue
             }

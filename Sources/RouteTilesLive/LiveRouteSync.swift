@@ -215,18 +215,23 @@ public final class LiveRouteSync: Sendable {
     private func lead() async {
         let units = queue.take(maxWrites: Self.maxWritesPerCommit)
         let writes = units.flatMap(\.writes)
-        let outcomes: WriteTicket.Outcomes
         await commitLock.acquire()
+        let committed: Result<[Result<RouteWriteResult, any Error>], any Error>
         do {
-            let committed = try await commitToStore(writes)
+            committed = .success(try await commitToStore(writes))
+            // Before the next round may commit, so that rounds apply in the order they committed.
             await lock.acquire()
-            commitLock.release()
-            if queue.continueLeading() { Task { await self.lead() } }
-            outcomes = .success(await applyCommitted(committed))
-            lock.release()
         } catch {
-            commitLock.release()
-            if queue.continueLeading() { Task { await self.lead() } }
+            committed = .failure(error)
+        }
+        commitLock.release()
+        if queue.continueLeading() { Task { await self.lead() } }
+        let outcomes: WriteTicket.Outcomes
+        switch committed {
+        case let .success(results):
+            outcomes = .success(await applyCommitted(results))
+            lock.release()
+        case let .failure(error):
             outcomes = .failure(error)
         }
         state.withLock { state in

@@ -141,31 +141,33 @@ public final class SQLiteRouteStore: RouteStore {
             """), in: db)
     }
 
-    /// Writes each route's tail into its stored line, with the version of the tail's last row and its fix time.
+    /// Writes each route's tail into its stored line (`writeTail`). A tail that does not extend its line throws, so
+    /// that the caller's transaction, and the upgrade, roll back and nothing is dropped.
     private static func splice(_ tails: [String: TailRead], in db: SQLiteDatabase) throws {
         let read = try db.cached("SELECT geom FROM routes WHERE id = ?")
-        let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?), fixed_at = ? WHERE id = ?")
         for (key, tail) in tails where !tail.points.isEmpty {
             read.bind(1, key)
             guard try read.step() else { read.reset(); continue }
             let wkb = read.blob(0)
             read.reset()
-            let appended: [UInt8]?
-            do {
-                appended = try WellKnownBinary.appending(tail.points, to: wkb)
-            } catch {
-                appended = nil
-            }
-            guard let spliced = appended else {
-                // Nothing is dropped then: the caller's transaction, and so the upgrade, is rolled back.
+            guard try writeTail(tail, onto: wkb, of: key, in: db) else {
                 throw RouteStoreError(store: "sqlite", message: "route \(key): its appended positions do not extend its stored line")
             }
-            update.bind(1, spliced)
-            update.bind(2, tail.last)
-            if let fix = tail.lastFix { update.bind(3, fix) } else { update.bindNull(3) }
-            update.bind(4, key)
-            try update.run()
         }
+    }
+
+    /// Writes `tail` at the end of `key`'s stored line `wkb`, with the version of the tail's last row and its fix
+    /// time: the route reads the same, and the tail's rows leave it (none is deleted). False when the positions do not
+    /// extend that geometry; nothing is written then.
+    private static func writeTail(_ tail: TailRead, onto wkb: [UInt8], of key: String, in db: SQLiteDatabase) throws -> Bool {
+        guard let spliced = try? WellKnownBinary.appending(tail.points, to: wkb) else { return false }
+        let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?), fixed_at = ? WHERE id = ?")
+        update.bind(1, spliced)
+        update.bind(2, tail.last)
+        if let fix = tail.lastFix { update.bind(3, fix) } else { update.bindNull(3) }
+        update.bind(4, key)
+        try update.run()
+        return true
     }
 
     /// Runs `body` with the connection on the store's queue.
@@ -473,8 +475,6 @@ public final class SQLiteRouteStore: RouteStore {
     /// folded already.
     private static func fold(_ keys: [String], in db: SQLiteDatabase, ledger: inout TailLedger) throws {
         let read = try db.cached("SELECT geom, version FROM routes WHERE id = ?")
-        // Setting the version to the last row folded takes the rows out of the tail: none is deleted here.
-        let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?), fixed_at = ? WHERE id = ?")
         for key in keys {
             read.bind(1, key)
             guard try read.step() else { read.reset(); continue }
@@ -482,12 +482,7 @@ public final class SQLiteRouteStore: RouteStore {
             let rowVersion = read.int64(1)
             read.reset()
             let tail = try Self.tail(ledger.live(key, rowVersion: rowVersion), db)
-            guard !tail.points.isEmpty, let spliced = try? WellKnownBinary.appending(tail.points, to: wkb) else { continue }
-            update.bind(1, spliced)
-            update.bind(2, tail.last)
-            if let fix = tail.lastFix { update.bind(3, fix) } else { update.bindNull(3) }
-            update.bind(4, key)
-            try update.run()
+            guard !tail.points.isEmpty, try writeTail(tail, onto: wkb, of: key, in: db) else { continue }
             ledger.folded(key, through: tail.last)
         }
     }
