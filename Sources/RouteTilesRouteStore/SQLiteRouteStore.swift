@@ -92,7 +92,7 @@ public final class SQLiteRouteStore: RouteStore {
             // Schemas 2 to 4 kept tails in a table of their own (whose rows the feed may have lost to a prune):
             // they are folded into their lines, which then read the same, and the table goes.
             try db.transaction(writing: true) {
-                try foldLegacyTails(db)
+                try foldLegacyTails(db, path: path)
                 try db.execute("DROP TABLE route_tails")
             }
         }
@@ -134,16 +134,16 @@ public final class SQLiteRouteStore: RouteStore {
 
     /// Folds every tail of a `route_tails` table (schemas 2 to 4: one row per append, part of its route's tail while
     /// newer than `routes.version`) into its line, within the caller's transaction.
-    private static func foldLegacyTails(_ db: SQLiteDatabase) throws {
+    private static func foldLegacyTails(_ db: SQLiteDatabase, path: String) throws {
         try splice(tails(db, """
             SELECT t.route_id, t.points, t.seq, t.fixed_at FROM route_tails t JOIN routes r ON r.id = t.route_id
             WHERE t.seq > r.version ORDER BY t.seq
-            """), in: db)
+            """), in: db, path: path)
     }
 
     /// Writes each route's tail into its stored line (`writeTail`). A tail that does not extend its line throws, so
     /// that the caller's transaction, and the upgrade, roll back and nothing is dropped.
-    private static func splice(_ tails: [String: TailRead], in db: SQLiteDatabase) throws {
+    private static func splice(_ tails: [String: TailRead], in db: SQLiteDatabase, path: String) throws {
         let read = try db.cached("SELECT geom FROM routes WHERE id = ?")
         for (key, tail) in tails where !tail.points.isEmpty {
             read.bind(1, key)
@@ -151,7 +151,7 @@ public final class SQLiteRouteStore: RouteStore {
             let wkb = read.blob(0)
             read.reset()
             guard try writeTail(tail, onto: wkb, of: key, in: db) else {
-                throw RouteStoreError(store: "sqlite", message: "route \(key): its appended positions do not extend its stored line")
+                throw RouteStoreError(store: "sqlite:\(path)", message: "upgrading to schema \(schemaVersion): route \(key): its appended positions (route_tails) do not extend its stored line; the file is left as it was")
             }
         }
     }

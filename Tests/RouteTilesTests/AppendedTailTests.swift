@@ -167,6 +167,38 @@ import Testing
         await store.close()
     }
 
+    /// A legacy tail that does not extend its route's geometry (here a tail row left on a route of points, which only
+    /// another program could have written) stops the upgrade with an error naming the file and the route, and the
+    /// file stays as it was: schema 4, its `route_tails` and the route's row untouched.
+    @Test func anUpgradeThatCannotFoldATailLeavesTheFileAsItWas() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("routes.db")
+        do {
+            let store = try SQLiteRouteStore(path: path)
+            _ = try await store.commit(.put([Route(id: .string("stop"), parts: [Self.line(3, seed: 13)], kind: .point)]))
+            await store.close()
+        }
+        let geom = try Self.sqlite(path, "SELECT hex(geom) FROM routes WHERE id = 'stop'")
+        let fix = "X'" + WellKnownBinary.multiPoint([Coordinate(longitude: 2.4, latitude: 48.9)]).map { String(format: "%02X", $0) }.joined() + "'"
+        _ = try Self.sqlite(path, """
+            DROP TRIGGER route_changes_keep_tails;
+            CREATE TABLE route_tails (seq INTEGER PRIMARY KEY, route_id TEXT NOT NULL, points BLOB NOT NULL,
+                fixed_at REAL NOT NULL);
+            INSERT INTO route_tails VALUES (2, 'stop', \(fix), 1790000000);
+            UPDATE routetiles_store SET value = '4' WHERE key = 'schema';
+            """)
+        do {
+            _ = try SQLiteRouteStore(path: path)
+            Issue.record("the store opened")
+        } catch {
+            let message = "\(error)"
+            #expect(message.contains(path) && message.contains("route stop"), "\(message)")
+        }
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "4")
+        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM route_tails") == "1")
+        #expect(try Self.sqlite(path, "SELECT hex(geom) FROM routes WHERE id = 'stop'") == geom)
+    }
+
     /// Two stores on one file (two servers, or a server and a job) append to the same route in turns, and one of
     /// them folds the tail: every position of both is in the route, in order, read by either and by a third store
     /// opened afterwards. The folding store learns the other's rows from the change feed, in the fold's own write
