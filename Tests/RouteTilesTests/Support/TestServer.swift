@@ -10,9 +10,16 @@ import ServiceLifecycle
 /// A real `RouteTilesServer` on an ephemeral loopback port, run for the length of `body`, then shut down gracefully.
 enum TestServer {
     /// One client for all tests, which never decompresses or adds `Accept-Encoding` on its own, so that the tests
-    /// see exactly what the server sends.
-    static let client = HTTPClient(eventLoopGroupProvider: .singleton,
-                                   configuration: HTTPClient.Configuration(decompression: .disabled))
+    /// see exactly what the server sends. Up to 32 connections a server, so that a test's concurrent requests do not
+    /// queue for one; and a minute to get a connection (the default is 10 s), since the whole suite runs in parallel
+    /// on two shared cores and a CI run once stalled every test for 80 s, failing one with
+    /// `getConnectionFromPoolTimeout` while its server was fine.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(decompression: .disabled)
+        configuration.timeout.connect = .seconds(60)
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 32)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     struct Reply {
         var status: Int
