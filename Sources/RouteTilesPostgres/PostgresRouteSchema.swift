@@ -17,9 +17,20 @@ public struct PostgresRouteSchema: Sendable {
     public var changes: String { Self.quote(schema) + "." + Self.quote(table + "_changes") }
     /// The imports from files (`RouteImportRecord`): what content each file held, and the version it left.
     public var imports: String { Self.quote(schema) + "." + Self.quote(table + "_imports") }
-    /// The positions appended to each route since its line was last written, one row per append
-    /// (`AppendedTails`): an append writes what it adds, not the route's whole line again.
-    public var tails: String { Self.quote(schema) + "." + Self.quote(table + "_tails") }
+    /// Schema 4's table of the positions appended to each route since its line was last written; schema 5 folds it
+    /// into the lines and drops it (a tail is now the feed's append rows newer than the route's version).
+    var legacyTails: String { Self.quote(schema) + "." + Self.quote(table + "_tails") }
+    /// `extend(line, flat)`: the line with the positions of a flat longitude, latitude array added to its last part.
+    public var extendFunction: String { Self.quote(schema) + "." + Self.quote(table + "_extend") }
+    var keepTailsFunction: String { Self.quote(schema) + "." + Self.quote(table + "_keep_tails") }
+    var keepTailsTrigger: String { Self.quote(table + "_keep_tails") }
+    /// One row: the newest sequence number a prune deleted (`through`). A reader that has read less than that may
+    /// have missed changes and loads everything again; holes alone cannot tell, since a rolled-back writer leaves
+    /// one and a prune keeps the rows still in a tail.
+    public var pruned: String { Self.quote(schema) + "." + Self.quote(table + "_changes_pruned") }
+    var notePruneFunction: String { Self.quote(schema) + "." + Self.quote(table + "_note_prune") }
+    var notePruneTrigger: String { Self.quote(table + "_note_prune") }
+    var truncateChangesTrigger: String { Self.quote(table + "_changes_refuse_truncate") }
     var sequence: String { Self.quote(schema) + "." + Self.quote(table + "_changes_seq") }
     var function: String { Self.quote(schema) + "." + Self.quote(table + "_record_change") }
     var trigger: String { Self.quote(table + "_record_change") }
@@ -31,7 +42,7 @@ public struct PostgresRouteSchema: Sendable {
     /// The version of what `setupStatements` create, written as the comment of the changes table: a server that
     /// finds it there runs no DDL, so that a role that may only read and write the tables can run servers once
     /// an owner has set the store up.
-    public static let version = 4
+    public static let version = 5
     public var versionComment: String { "RouteTiles route store, schema \(Self.version)" }
 
     /// The NOTIFY channel every route store uses; the payload names the table (`schema.table`).
@@ -109,12 +120,35 @@ public struct PostgresRouteSchema: Sendable {
             )
             """,
             """
-            CREATE TABLE IF NOT EXISTS \(tails) (
-                route_id text NOT NULL REFERENCES \(routes) (id) ON UPDATE CASCADE ON DELETE CASCADE,
-                seq bigint NOT NULL,
-                points double precision[] NOT NULL,
-                PRIMARY KEY (route_id, seq)
-            )
+            CREATE OR REPLACE FUNCTION \(extendFunction)(line geometry, flat double precision[]) RETURNS geometry
+            LANGUAGE sql IMMUTABLE AS $routetiles$
+                SELECT CASE
+                    WHEN cardinality(flat) IS NULL OR cardinality(flat) < 2 THEN line
+                    WHEN GeometryType(line) = 'LINESTRING' THEN ST_MakeLine(ARRAY[line, a.points])
+                    ELSE ST_Collect(ARRAY(
+                        SELECT CASE WHEN d.path[1] = ST_NumGeometries(line) THEN ST_MakeLine(ARRAY[d.geom, a.points]) ELSE d.geom END
+                        FROM ST_Dump(line) d ORDER BY d.path[1]))
+                END
+                FROM (SELECT ST_SetSRID(ST_Collect(ARRAY(
+                        SELECT ST_MakePoint(flat[i], flat[i + 1]) FROM generate_series(1, cardinality(flat) - 1, 2) AS i ORDER BY i)),
+                    ST_SRID(line)) AS points) a
+            $routetiles$
+            """,
+            // Schema 4 kept appended positions in a table of their own: they are written into their lines, and the
+            // table dropped. Its versions already counted them (`version` was the last append's), so the routes
+            // read the same, and the trigger records nothing (`routetiles.fold`).
+            """
+            DO $routetiles$ BEGIN
+                IF to_regclass(\(Self.literal(legacyTails))) IS NOT NULL THEN
+                    PERFORM set_config('routetiles.fold', 'on', true);
+                    UPDATE \(routes) r SET geom = \(extendFunction)(r.geom, t.flat)
+                    FROM (SELECT t.route_id, array_agg(u.p ORDER BY t.seq, u.o) AS flat FROM \(legacyTails) t
+                          CROSS JOIN LATERAL unnest(t.points) WITH ORDINALITY AS u(p, o) GROUP BY t.route_id) t
+                    WHERE r.id = t.route_id;
+                    PERFORM set_config('routetiles.fold', 'off', true);
+                    DROP TABLE \(legacyTails);
+                END IF;
+            END $routetiles$
             """,
             """
             CREATE SEQUENCE IF NOT EXISTS \(sequence) OWNED BY \(changes).seq
@@ -124,6 +158,8 @@ public struct PostgresRouteSchema: Sendable {
             DECLARE
                 s bigint;
                 created boolean := TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND OLD.id IS DISTINCT FROM NEW.id);
+                tail double precision[];
+                fix timestamptz;
             BEGIN
                 -- RouteTiles folding a route's tail into its line: the route reads the same, so nothing is recorded.
                 IF TG_OP = 'UPDATE' AND current_setting('routetiles.fold', true) = 'on' THEN
@@ -132,12 +168,22 @@ public struct PostgresRouteSchema: Sendable {
                 -- One writer at a time, until it commits: sequence numbers commit in order, so a reader that reads
                 -- past the newest it sees skips none.
                 PERFORM pg_advisory_xact_lock(\(lockKeys));
-                -- A line written by another program replaces what was appended to the old one (RouteTiles' own
-                -- writes empty the tail themselves).
-                IF TG_OP = 'UPDATE' AND current_setting('routetiles.own', true) IS DISTINCT FROM 'on'
-                   AND NEW.geom IS DISTINCT FROM OLD.geom THEN
-                    DELETE FROM \(tails) WHERE route_id = OLD.id;
-                    NEW.fixed_at := NULL;
+                -- Another program's UPDATE: the new version leaves the route's tail (its append rows newer than the
+                -- row's version) behind. A new line replaces what was appended to the old one; an UPDATE that keeps
+                -- the line (properties, layer) has the tail written into it first. RouteTiles' own writes replace
+                -- the line whole (`routetiles.own`).
+                IF TG_OP = 'UPDATE' AND current_setting('routetiles.own', true) IS DISTINCT FROM 'on' THEN
+                    IF NEW.geom IS DISTINCT FROM OLD.geom THEN
+                        NEW.fixed_at := NULL;
+                    ELSE
+                        SELECT array_agg(u.p ORDER BY c.seq, u.o), max(c.changed_at) INTO tail, fix
+                        FROM \(changes) c CROSS JOIN LATERAL unnest(c.points) WITH ORDINALITY AS u(p, o)
+                        WHERE c.seq > OLD.version AND c.route_id = OLD.id AND c.op = 'append';
+                        IF tail IS NOT NULL THEN
+                            NEW.geom := \(extendFunction)(OLD.geom, tail);
+                            NEW.fixed_at := fix;
+                        END IF;
+                    END IF;
                 END IF;
                 IF TG_OP = 'DELETE' OR (TG_OP = 'UPDATE' AND OLD.id IS DISTINCT FROM NEW.id) THEN
                     s := nextval(\(Self.literal(sequence)));
@@ -188,6 +234,45 @@ public struct PostgresRouteSchema: Sendable {
             """
             CREATE OR REPLACE TRIGGER \(truncateTrigger) BEFORE TRUNCATE ON \(routes)
                 FOR EACH STATEMENT EXECUTE FUNCTION \(truncateFunction)()
+            """,
+            """
+            CREATE OR REPLACE TRIGGER \(truncateChangesTrigger) BEFORE TRUNCATE ON \(changes)
+                FOR EACH STATEMENT EXECUTE FUNCTION \(truncateFunction)()
+            """,
+            """
+            -- A route's tail is its append rows in the feed newer than its version: a prune of old changes
+            -- (`DELETE FROM <table>_changes WHERE changed_at < …`) leaves those rows, the route needs them.
+            CREATE OR REPLACE FUNCTION \(keepTailsFunction)() RETURNS trigger LANGUAGE plpgsql AS $routetiles$
+            BEGIN
+                IF EXISTS (SELECT FROM \(routes) WHERE id = OLD.route_id AND version < OLD.seq) THEN
+                    RETURN NULL;
+                END IF;
+                RETURN OLD;
+            END
+            $routetiles$
+            """,
+            """
+            CREATE OR REPLACE TRIGGER \(keepTailsTrigger) BEFORE DELETE ON \(changes)
+                FOR EACH ROW WHEN (OLD.op = 'append') EXECUTE FUNCTION \(keepTailsFunction)()
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS \(pruned) (through bigint NOT NULL)
+            """,
+            """
+            INSERT INTO \(pruned) (through) SELECT 0 WHERE NOT EXISTS (SELECT FROM \(pruned))
+            """,
+            """
+            CREATE OR REPLACE FUNCTION \(notePruneFunction)() RETURNS trigger LANGUAGE plpgsql AS $routetiles$
+            BEGIN
+                UPDATE \(pruned) SET through = d.through FROM (SELECT MAX(seq) AS through FROM deleted) d
+                WHERE d.through > \(pruned).through;
+                RETURN NULL;
+            END
+            $routetiles$
+            """,
+            """
+            CREATE OR REPLACE TRIGGER \(notePruneTrigger) AFTER DELETE ON \(changes)
+                REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION \(notePruneFunction)()
             """,
             """
             COMMENT ON TABLE \(changes) IS \(Self.literal(versionComment))

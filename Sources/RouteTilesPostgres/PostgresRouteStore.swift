@@ -24,11 +24,13 @@ public final class PostgresRouteStore: RouteStore {
 
     let client: PostgresClient
     private let running: Task<Void, Never>
-    private let logger: Logger
-    private let timeout: Duration
+    let logger: Logger
+    let timeout: Duration
     private let listenerTasks = Mutex<[Task<Void, Never>]>([])
-    /// When to fold each route's tail into its line (`AppendedTails`).
-    private let tails = Mutex(AppendedTails())
+    /// Which feed rows make each route's tail (`PostgresRouteStore+Ledger`); through `ledger(_:)`.
+    let ledgerState = Mutex(LedgerState())
+    /// Held over each transaction that relies on the ledger.
+    let ledgerLock = AsyncLock()
 
     /// Connects and, with `create`, creates what is missing (PostGIS, schema, tables, trigger) in one transaction;
     /// without it, checks that the table is there.
@@ -91,24 +93,41 @@ public final class PostgresRouteStore: RouteStore {
 
     private func checkTable() async throws {
         let found = try await call("cannot read the routes table") { [schema, client, logger] in
-            let rows = try await client.query("SELECT to_regclass(\(schema.routes)) IS NOT NULL", logger: logger)
-            for try await exists in rows.decode(Bool.self) { return exists }
-            return false
+            let rows = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT to_regclass(\(PostgresRouteSchema.literal(schema.routes))) IS NOT NULL,
+                    obj_description(to_regclass(\(PostgresRouteSchema.literal(schema.changes))), 'pg_class')
+                """), logger: logger)
+            for try await (exists, comment) in rows.decode((Bool, String?).self) { return (exists, comment) }
+            return (false, nil)
         }
-        guard found else {
+        guard found.0 else {
             throw RouteStoreError(store: displayName, message: "no table \(schema.routes); `routetiles load` or `serve --store` creates it")
+        }
+        // An older layout reads differently (schema 4 kept appended positions in a table of its own).
+        guard found.1 == schema.versionComment else {
+            throw RouteStoreError(store: displayName, message: "the routes table is of \(found.1 ?? "an unknown schema"), not schema \(PostgresRouteSchema.version); its owner brings it up to date with `routetiles load` or `serve --store`")
         }
     }
 
     // MARK: Reading
 
-    /// The columns of a route, its tail's positions last (flat, in append order), from `routes AS r`.
+    /// The columns of a route with its tail: the feed's append rows among `$seqs` (the ledger's, for the routes
+    /// read) newer than the row's version, positions flat in append order. Its version is the greater of its row's
+    /// and its tail's last row's, its last fix the tail's when it has one. From `routes AS r`, joined with the
+    /// lateral `t` that `tailJoin` makes.
     private var rowColumns: String {
         """
-        r.id, r.version, r.created_seq, r.properties::text, ST_AsBinary(ST_Force2D(r.geom)), r.layer, r.kind, r.geodesic,
-            (SELECT array_agg(u.p ORDER BY t.seq, u.o) FROM \(schema.tails) t
-                CROSS JOIN LATERAL unnest(t.points) WITH ORDINALITY AS u(p, o) WHERE t.route_id = r.id),
-            EXTRACT(EPOCH FROM r.fixed_at)::float8
+        r.id, GREATEST(r.version, t.last), r.created_seq, r.properties::text, ST_AsBinary(ST_Force2D(r.geom)), r.layer,
+            r.kind, r.geodesic, t.flat, EXTRACT(EPOCH FROM COALESCE(t.fix, r.fixed_at))::float8
+        """
+    }
+
+    /// The lateral join of `rowColumns` with the tail rows among the sequence numbers bound at `seqs` ("$1").
+    private func tailJoin(_ seqs: String) -> String {
+        """
+        LEFT JOIN LATERAL (SELECT array_agg(u.p ORDER BY c.seq, u.o) AS flat, MAX(c.seq) AS last, MAX(c.changed_at) AS fix
+            FROM \(schema.changes) c CROSS JOIN LATERAL unnest(c.points) WITH ORDINALITY AS u(p, o)
+            WHERE c.seq = ANY(\(seqs)) AND c.seq > r.version AND c.route_id = r.id AND c.op = 'append') t ON true
         """
     }
 
@@ -121,9 +140,16 @@ public final class PostgresRouteStore: RouteStore {
     }
 
     /// Positions from a flat array of longitude, latitude pairs.
-    private static func coordinates(_ flat: [Double]) -> [Coordinate] {
+    static func coordinates(_ flat: [Double]) -> [Coordinate] {
         guard flat.count % 2 == 0 else { return [] }
         return stride(from: 0, to: flat.count, by: 2).map { Coordinate(longitude: flat[$0], latitude: flat[$0 + 1]) }
+    }
+
+    /// A route's tail as `loadAll` reads it: positions flat, its last row, and when that row arrived.
+    private struct TailRead {
+        var flat: [Double] = []
+        var last: Int64 = 0
+        var fix: Double?
     }
 
     public func loadAll() async throws -> RouteStoreSnapshot {
@@ -132,11 +158,31 @@ public final class PostgresRouteStore: RouteStore {
                 try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
                 do {
                     let sequence = try await Self.newest(connection, schema: schema, logger: logger)
+                    // Every tail in one pass over the feed, then the routes.
+                    var tails: [String: TailRead] = [:]
+                    let tailRows = try await connection.query(PostgresQuery(unsafeSQL: """
+                        SELECT c.route_id, c.seq, c.points, EXTRACT(EPOCH FROM c.changed_at)::float8
+                        FROM \(schema.changes) c JOIN \(schema.routes) r ON r.id = c.route_id
+                        WHERE c.op = 'append' AND c.seq > r.version ORDER BY c.seq
+                        """), logger: logger)
+                    for try await (key, seq, flat, fix) in tailRows.decode((String, Int64, [Double]?, Double?).self) {
+                        tails[key, default: TailRead()].flat += flat ?? []
+                        tails[key]?.last = seq
+                        tails[key]?.fix = fix
+                    }
                     var snapshot = RouteStoreSnapshot(routes: [], badRows: [], sequence: sequence)
-                    let rows = try await connection.query(
-                        PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) r ORDER BY r.created_seq, r.id"),
-                        logger: logger)
+                    let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+                        SELECT r.id, r.version, r.created_seq, r.properties::text, ST_AsBinary(ST_Force2D(r.geom)), r.layer,
+                            r.kind, r.geodesic, NULL::float8[], EXTRACT(EPOCH FROM r.fixed_at)::float8
+                        FROM \(schema.routes) r ORDER BY r.created_seq, r.id
+                        """), logger: logger)
                     for try await tuple in rows.decode(RowTuple.self) {
+                        var tuple = tuple
+                        if let tail = tails[tuple.0] {
+                            tuple.1 = max(tuple.1, tail.last)
+                            tuple.8 = tail.flat
+                            tuple.9 = tail.fix ?? tuple.9
+                        }
                         switch Self.row(tuple) {
                         case let .route(route): snapshot.routes.append(route)
                         case let .bad(problem): snapshot.badRows.append(problem)
@@ -152,11 +198,30 @@ public final class PostgresRouteStore: RouteStore {
         }
     }
 
+    /// The rows of `keys` with their tails, as the ledger (brought up to date first) lists them: a route appended
+    /// to after that reads as it was before, with its version then.
     public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
         guard !keys.isEmpty else { return [:] }
         return try await call("cannot read routes") { [self] in
-            var query = PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) r WHERE r.id = ANY($1)")
+            // The ledger lock is taken once a connection is held (`writeTransaction`); one snapshot for learning
+            // the ledger (several statements) or bringing it up to date.
+            let seqs = try await client.withConnection { connection in
+                try await holdingLedger(connection) {
+                    try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+                    do {
+                        try await bringLedgerUpToDate(connection)
+                        try await connection.query("COMMIT", logger: logger)
+                    } catch {
+                        ledger { $0.learnt = false }
+                        _ = try? await connection.query("ROLLBACK", logger: logger)
+                        throw error
+                    }
+                    return ledger { state in keys.flatMap { state.ledger.tail(of: $0)?.rows ?? [] } }
+                }
+            }
+            var query = PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) r \(tailJoin("$2")) WHERE r.id = ANY($1)")
             query.binds.append(keys)
+            query.binds.append(seqs)
             let rows = try await client.query(query, logger: logger)
             var found: [String: StoredRow] = [:]
             for try await tuple in rows.decode(RowTuple.self) { found[tuple.0] = Self.row(tuple) }
@@ -166,15 +231,22 @@ public final class PostgresRouteStore: RouteStore {
 
     public func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
         try await call("cannot read the changes") { [self] in
+            // The prune mark comes with the rows, in one snapshot: one row with no change when there is none.
             var query = PostgresQuery(unsafeSQL: """
-                SELECT seq, route_id, op, base_version, points, EXTRACT(EPOCH FROM changed_at)::float8 FROM \(schema.changes)
-                WHERE seq > $1 ORDER BY seq LIMIT $2
+                SELECT p.through, c.seq, c.route_id, c.op, c.base_version, c.points, EXTRACT(EPOCH FROM c.changed_at)::float8
+                FROM (SELECT MAX(through) AS through FROM \(schema.pruned)) p
+                LEFT JOIN LATERAL (SELECT * FROM \(schema.changes) WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true
+                ORDER BY c.seq
                 """)
             query.binds.append(sequence)
             query.binds.append(Int64(limit))
             let rows = try await client.query(query, logger: logger)
             var changes: [RouteChange] = []
-            for try await (seq, key, op, base, flat, changedAt) in rows.decode((Int64, String, String, Int64?, [Double]?, Double?).self) {
+            var through: Int64 = 0
+            for try await (pruned, seq, key, op, base, flat, changedAt)
+                in rows.decode((Int64?, Int64?, String?, String?, Int64?, [Double]?, Double?).self) {
+                through = max(through, pruned ?? 0)
+                guard let seq, let key, let op else { continue }
                 guard let operation = RouteChange.Operation(rawValue: op) else {
                     throw RouteStoreError(store: displayName, message: "change \(seq) has an unknown op '\(op)'")
                 }
@@ -182,16 +254,10 @@ public final class PostgresRouteStore: RouteStore {
                 changes.append(RouteChange(sequence: seq, key: key, operation: operation, baseVersion: base, points: points,
                                            time: operation == .append ? changedAt : nil))
             }
-            // The first change after `sequence` is missing when a writer rolled back (its number is never used)
-            // or when rows were pruned (`DELETE FROM <table>_changes WHERE …`). Pruned: the reader must load
-            // everything again.
-            if changes.first?.sequence != sequence + 1 {
-                let rows = try await client.query(
-                    PostgresQuery(unsafeSQL: "SELECT COALESCE(MIN(seq), 0)::int8 FROM \(schema.changes)"), logger: logger)
-                var oldest: Int64 = 0
-                for try await value in rows.decode(Int64.self) { oldest = value }
-                if oldest > sequence + 1 { throw RouteChangesPruned(after: sequence, oldest: oldest) }
-            }
+            // A prune deleted changes after `sequence` (`<table>_changes_pruned`): the reader must load everything
+            // again. A hole alone is no sign of it: a writer that rolled back leaves its number unused, and a
+            // prune keeps the rows still in a tail.
+            if through > sequence { throw RouteChangesPruned(after: sequence, oldest: through + 1) }
             return changes
         }
     }
@@ -204,9 +270,13 @@ public final class PostgresRouteStore: RouteStore {
         }
     }
 
-    private static func newest(_ connection: PostgresConnection, schema: PostgresRouteSchema, logger: Logger) async throws -> Int64 {
-        let rows = try await connection.query(
-            PostgresQuery(unsafeSQL: "SELECT COALESCE(MAX(seq), 0)::int8 FROM \(schema.changes)"), logger: logger)
+    /// The newest change: of the feed, or of what a prune deleted when that is newer (a prune may take the newest
+    /// rows, and the newest sequence must not go back).
+    static func newest(_ connection: PostgresConnection, schema: PostgresRouteSchema, logger: Logger) async throws -> Int64 {
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: """
+            SELECT GREATEST((SELECT COALESCE(MAX(seq), 0) FROM \(schema.changes)),
+                            (SELECT COALESCE(MAX(through), 0) FROM \(schema.pruned)))::int8
+            """), logger: logger)
         for try await value in rows.decode(Int64.self) { return value }
         return 0
     }
@@ -217,71 +287,49 @@ public final class PostgresRouteStore: RouteStore {
         try await commit(batch: [write])[0].get()
     }
 
-    /// Commits the writes in one transaction, each of several in a savepoint of its own. Routes whose tail grew
-    /// long enough are folded afterwards, in a transaction of their own, off the writer's answer.
+    /// Commits the writes in one transaction, each of several that is not an append in a savepoint of its own.
+    /// Appends write one feed row each and nothing else (`AppendRowsCopy`); routes whose tail grew long enough
+    /// are folded afterwards, in a transaction of their own, off the writer's answer.
     public func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
         let (results, due) = try await call("the write was not committed") { [self] in
-            try await client.withTransaction(logger: logger) { connection in
-                // Writers of this table take turns until they commit (the trigger takes the same lock), so the
-                // changes of one write have consecutive sequence numbers and commit in order. `routetiles.own`
-                // tells the trigger that this transaction keeps the routes' tails itself.
-                try await connection.query(PostgresQuery(unsafeSQL: """
-                    SELECT pg_advisory_xact_lock(\(schema.lockKeys)), set_config('routetiles.own', 'on', true)
-                    """), logger: logger)
+            try await writeTransaction { connection in
                 var due: [String] = []
                 var results: [Result<RouteWriteResult, any Error>?] = []
-                // The routes appended to, read and locked in one query: an append to a route known here needs no
-                // savepoint (what could refuse it alone, a missing route or one of points, is known before it
-                // writes), which saves three round trips an append. A route another write of the batch touches
-                // first is read again by its append.
-                var known: [String: (version: Int64, isLine: Bool)] = [:]
-                let appended = Array(Set(writes.compactMap { write -> String? in
-                    if case let .append(key, _) = write { return key } else { return nil }
-                }))
-                if writes.count > 1, !appended.isEmpty {
-                    var select = PostgresQuery(unsafeSQL: """
-                        SELECT id, version, kind, CASE WHEN kind IS NULL THEN GeometryType(geom) END FROM \(schema.routes)
-                        WHERE id = ANY($1) ORDER BY id FOR UPDATE
-                        """)
-                    select.binds.append(appended)
-                    for try await (key, version, kind, type) in try await connection.query(select, logger: logger)
-                        .decode((String, Int64, String?, String?).self) {
-                        known[key] = (version, Self.isLine(kind: kind, type: type))
-                    }
-                }
-                var touched = Set<String>()
-                // Consecutive appends to known routes are written together, set-based (`appendAll`).
-                var group: [(index: Int, key: String, points: [Coordinate], base: Int64)] = []
+                results.reserveCapacity(writes.count)
+                // Routes the ledger does not know are read from their rows first (a route the feed's pruned rows
+                // created): an append to a route that is not there is refused without a write.
+                let unknown = Set(writes.compactMap { write -> String? in
+                    guard case let .append(key, _) = write else { return nil }
+                    return ledger { $0.ledger.tail(of: key) == nil } ? key : nil
+                })
+                if !unknown.isEmpty { try await relearn(Array(unknown), connection) }
+                // Consecutive appends are written together (`appendAll`); any other write first writes them.
+                var group: [(index: Int, key: String, points: [Coordinate])] = []
                 func flush() async throws {
                     guard !group.isEmpty else { return }
-                    let made = try await appendAll(group.map { ($0.key, $0.points, $0.base) }, on: connection, due: &due)
+                    let made = try await appendAll(group.map { ($0.key, $0.points) }, on: connection, due: &due)
                     for (entry, change) in zip(group, made) {
                         results[entry.index] = .success(.committed(changes: [change], written: []))
-                        known[entry.key]?.version = change.sequence
                     }
                     group = []
                 }
                 for write in writes {
-                    if case let .append(key, points) = write, !touched.contains(key), writes.count > 1 {
+                    if case let .append(key, points) = write {
                         results.append(nil)
-                        guard let route = known[key] else {
-                            results[results.count - 1] = .success(.notFound(key: key))
-                            continue
+                        let found = ledger { $0.ledger.tail(of: key).map(\.isLine) }
+                        switch found {
+                        case nil: results[results.count - 1] = .success(.notFound(key: key))
+                        case false?: results[results.count - 1] = .success(.notALine(key: key))
+                        case true?: group.append((results.count - 1, key, points))
                         }
-                        guard route.isLine else {
-                            results[results.count - 1] = .success(.notALine(key: key))
-                            continue
-                        }
-                        group.append((results.count - 1, key, points, route.version))
                         continue
                     }
                     try await flush()
-                    if let key = write.key { touched.insert(key) }
-                    if case let .put(routes) = write { for route in routes { if let id = route.id { touched.insert(StoredRouteCodec.key(for: id)) } } }
                     guard writes.count > 1 else {
                         results.append(.success(try await apply(write, on: connection, due: &due)))
                         continue
                     }
+                    let mark = ledger { $0.ledger.mark }
                     try await connection.query("SAVEPOINT routetiles_write", logger: logger)
                     do {
                         let result = try await apply(write, on: connection, due: &due)
@@ -290,6 +338,7 @@ public final class PostgresRouteStore: RouteStore {
                     } catch {
                         try await connection.query("ROLLBACK TO SAVEPOINT routetiles_write", logger: logger)
                         try await connection.query("RELEASE SAVEPOINT routetiles_write", logger: logger)
+                        ledger { $0.ledger.rollBack(to: mark) }
                         results.append(.failure(RouteStoreError(store: displayName, message: Self.describe(error))))
                     }
                 }
@@ -311,48 +360,30 @@ public final class PostgresRouteStore: RouteStore {
     }
 
     /// Folds the tails of `keys` into their lines, in one transaction: the routes read the same before and after,
-    /// so the trigger records nothing (`routetiles.fold`) and versions stay.
+    /// so the trigger records nothing (`routetiles.fold`), and each row takes the version of its tail's last row.
     private func fold(_ keys: [String]) async throws {
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query(PostgresQuery(unsafeSQL: """
-                SELECT pg_advisory_xact_lock(\(schema.lockKeys)), set_config('routetiles.fold', 'on', true)
-                """), logger: logger)
+        try await writeTransaction { connection in
+            try await connection.query("SELECT set_config('routetiles.fold', 'on', true)", logger: logger)
             for key in keys {
-                var read = PostgresQuery(unsafeSQL: "SELECT seq, points FROM \(schema.tails) WHERE route_id = $1 ORDER BY seq")
-                read.binds.append(key)
-                var points: [Coordinate] = []
-                var last: Int64 = 0
-                for try await (seq, flat) in try await connection.query(read, logger: logger).decode((Int64, [Double]).self) {
-                    points += Self.coordinates(flat)
-                    last = seq
-                }
-                guard !points.isEmpty else { continue }
-                var update = PostgresQuery(unsafeSQL: "UPDATE \(schema.routes) SET geom = \(extendedGeometry) WHERE id = $1")
+                guard let tail = ledger({ $0.ledger.tail(of: key) }), !tail.rows.isEmpty else { continue }
+                // The rows newer than the row's version (another server may have folded some): written into the
+                // line, and the row takes the last one's version. The version after comes back either way.
+                var update = PostgresQuery(unsafeSQL: """
+                    WITH t AS (SELECT array_agg(u.p ORDER BY c.seq, u.o) AS flat, MAX(c.seq) AS last, MAX(c.changed_at) AS fix
+                               FROM \(schema.changes) c CROSS JOIN LATERAL unnest(c.points) WITH ORDINALITY AS u(p, o)
+                               WHERE c.seq = ANY($2) AND c.route_id = $1 AND c.op = 'append'
+                                   AND c.seq > (SELECT version FROM \(schema.routes) WHERE id = $1)),
+                    f AS (UPDATE \(schema.routes) r SET geom = \(schema.extendFunction)(r.geom, t.flat), version = t.last, fixed_at = t.fix
+                          FROM t WHERE r.id = $1 AND t.last IS NOT NULL RETURNING t.last)
+                    SELECT COALESCE((SELECT last FROM f), (SELECT version FROM \(schema.routes) WHERE id = $1))
+                    """)
                 update.binds.append(key)
-                update.binds.append(ByteBuffer(bytes: WellKnownBinary.multiPoint(points)))
-                try await connection.query(update, logger: logger)
-                var drop = PostgresQuery(unsafeSQL: "DELETE FROM \(schema.tails) WHERE route_id = $1 AND seq <= $2")
-                drop.binds.append(key)
-                drop.binds.append(last)
-                try await connection.query(drop, logger: logger)
+                update.binds.append(tail.rows)
+                for try await version in try await connection.query(update, logger: logger).decode(Int64?.self) {
+                    if let version { ledger { $0.ledger.folded(key, through: version) } }
+                }
             }
         }
-        tails.withLock { ledger in for key in keys { ledger.folded(key) } }
-    }
-
-    /// The route's line (`geom` of the row being updated) with the positions of the MultiPoint WKB `$2` added to
-    /// the end of its last part.
-    private var extendedGeometry: String {
-        let routes = schema.routes
-        return """
-            CASE WHEN GeometryType(geom) = 'LINESTRING'
-                THEN ST_MakeLine(ARRAY[geom, ST_GeomFromWKB($2, 4326)])
-                ELSE ST_Collect(ARRAY(
-                    SELECT CASE WHEN d.path[1] = ST_NumGeometries(\(routes).geom)
-                        THEN ST_MakeLine(ARRAY[d.geom, ST_GeomFromWKB($2, 4326)]) ELSE d.geom END
-                    FROM ST_Dump(\(routes).geom) d ORDER BY d.path[1]))
-            END
-            """
     }
 
     private func apply(_ write: RouteWrite, on connection: PostgresConnection, due: inout [String]) async throws
@@ -381,11 +412,12 @@ public final class PostgresRouteStore: RouteStore {
             var sequence: Int64?
             for try await seq in rows.decode(Int64.self) { sequence = seq }
             guard let sequence else { return .notFound(key: key) }
-            tails.withLock { $0.forget(key) }  // its tail went with it (ON DELETE CASCADE)
+            ledger { $0.ledger.remove(key) }
             return .committed(changes: [RouteChange(sequence: sequence, key: key, operation: .delete)], written: [])
         case let .trim(key, keep):
-            var select = PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) r WHERE r.id = $1 FOR UPDATE OF r")
+            var select = PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) r \(tailJoin("$2")) WHERE r.id = $1")
             select.binds.append(key)
+            select.binds.append(ledger { $0.ledger.tail(of: key)?.rows ?? [] })
             var row: StoredRow?
             for try await tuple in try await connection.query(select, logger: logger).decode(RowTuple.self) {
                 row = Self.row(tuple)
@@ -399,36 +431,28 @@ public final class PostgresRouteStore: RouteStore {
                               written: [StoredRoute(key: key, route: route, version: version, created: created,
                                                     lastFix: held.lastFix)])
         case let .append(key, points):
-            // The geometry's type is read only when the kind does not tell (a row written by another program).
-            var select = PostgresQuery(unsafeSQL: """
-                SELECT version, kind, CASE WHEN kind IS NULL THEN GeometryType(geom) END FROM \(schema.routes)
-                WHERE id = $1 FOR UPDATE
-                """)
-            select.binds.append(key)
-            var current: (Int64, String?, String?)?
-            for try await row in try await connection.query(select, logger: logger).decode((Int64, String?, String?).self) {
-                current = row
+            switch ledger({ $0.ledger.tail(of: key)?.isLine }) {
+            case nil: return .notFound(key: key)
+            case false?: return .notALine(key: key)
+            case true?: return .committed(changes: try await appendAll([(key, points)], on: connection, due: &due), written: [])
             }
-            guard let (base, kind, type) = current else { return .notFound(key: key) }
-            guard Self.isLine(kind: kind, type: type) else { return .notALine(key: key) }
-            return try await append(points, to: key, base: base, on: connection, due: &due)
         }
     }
 
-    /// Appends to line routes whose rows are locked, in order, set-based: four round trips for the whole group
-    /// instead of two an append. The changes are numbered here (under the writers' lock, so consecutively) and
-    /// written with the tails in one statement; the rows take their last version in one `UPDATE`, which the trigger
-    /// lets through unrecorded (`routetiles.fold`), and one notification wakes the other servers. `base` is the
-    /// version of each route before the group; a route appended to twice chains its changes.
-    private func appendAll(_ group: [(key: String, points: [Coordinate], base: Int64)], on connection: PostgresConnection,
+    /// Appends to line routes the ledger knows, in order: their sequence numbers (taken under the writers' lock,
+    /// so consecutive) and one feed row each, written with COPY; nothing else is written, not even the routes'
+    /// rows (a route's version is its tail's last row's). One notification wakes the other servers. A route
+    /// appended to twice chains its changes. Routes whose tail is now long enough to fold are added to `due`.
+    private func appendAll(_ group: [(key: String, points: [Coordinate])], on connection: PostgresConnection,
                            due: inout [String]) async throws -> [RouteChange] {
         var numbers = PostgresQuery(unsafeSQL: """
-            SELECT nextval(\(PostgresRouteSchema.literal(schema.sequence))), set_config('routetiles.fold', 'on', true)
-            FROM generate_series(1, $1)
+            SELECT n.s FROM (SELECT nextval(\(PostgresRouteSchema.literal(schema.sequence))) AS s FROM generate_series(1, $1)) n,
+                (SELECT pg_notify(\(PostgresRouteSchema.literal(PostgresRouteSchema.channel)), \(PostgresRouteSchema.literal(schema.payload)))) w
             """)
         numbers.binds.append(Int64(group.count))
         var sequences: [Int64] = []
-        for try await (seq, _) in try await connection.query(numbers, logger: logger).decode((Int64, String).self) {
+        sequences.reserveCapacity(group.count)
+        for try await seq in try await connection.query(numbers, logger: logger).decode(Int64.self) {
             sequences.append(seq)
         }
         sequences.sort()
@@ -436,106 +460,31 @@ public final class PostgresRouteStore: RouteStore {
             throw RouteStoreError(store: displayName, message: "asked \(group.count) sequence numbers, got \(sequences.count)")
         }
         let time = Date().timeIntervalSince1970
-        var flat: [Double] = []
-        var lows: [Int64] = [], highs: [Int64] = [], bases: [Int64] = []
-        var last: [String: Int64] = [:]
+        let changedAt = AppendRowsCopy.timestamp(time)
+        var rows = AppendRowsCopy(capacity: group.count * 64)
         var changes: [RouteChange] = []
-        for (entry, seq) in zip(group, sequences) {
-            let base = last[entry.key] ?? entry.base
-            last[entry.key] = seq
-            lows.append(Int64(flat.count + 1))
-            for c in entry.points { flat.append(c.longitude); flat.append(c.latitude) }
-            highs.append(Int64(flat.count))
-            bases.append(base)
-            changes.append(RouteChange(sequence: seq, key: entry.key, operation: .append, baseVersion: base,
-                                       points: entry.points, time: time))
+        changes.reserveCapacity(group.count)
+        var dueKeys: [String] = []  // `due` is inout: a closure may not capture it
+        ledger { state in
+            for (entry, seq) in zip(group, sequences) {
+                let base = state.ledger.tail(of: entry.key)?.version ?? 0
+                rows.add(seq: seq, key: entry.key, base: base, points: entry.points, changedAt: changedAt)
+                changes.append(RouteChange(sequence: seq, key: entry.key, operation: .append, baseVersion: base,
+                                           points: entry.points, time: time))
+                if state.ledger.append(entry.key, seq: seq, count: entry.points.count, time: time) { dueKeys.append(entry.key) }
+            }
         }
-        var insert = PostgresQuery(unsafeSQL: """
-            WITH a AS (SELECT * FROM unnest($1::int8[], $2::text[], $3::int8[], $4::int8[], $5::int8[]) AS a(seq, id, base, lo, hi)),
-            c AS (INSERT INTO \(schema.changes) (seq, route_id, op, base_version, points, changed_at)
-                  SELECT a.seq, a.id, 'append', a.base, ($6::float8[])[a.lo:a.hi], to_timestamp($7) FROM a)
-            INSERT INTO \(schema.tails) (route_id, seq, points) SELECT a.id, a.seq, ($6::float8[])[a.lo:a.hi] FROM a
-            """)
-        insert.binds.append(sequences)
-        insert.binds.append(group.map(\.key))
-        insert.binds.append(bases)
-        insert.binds.append(lows)
-        insert.binds.append(highs)
-        insert.binds.append(flat)
-        insert.binds.append(time)
-        try await connection.query(insert, logger: logger)
-        var update = PostgresQuery(unsafeSQL: """
-            UPDATE \(schema.routes) r SET version = v.seq, fixed_at = to_timestamp($3)
-            FROM unnest($1::text[], $2::int8[]) AS v(id, seq) WHERE r.id = v.id
-            """)
-        update.binds.append(Array(last.keys))
-        update.binds.append(Array(last.values))
-        update.binds.append(time)
-        try await connection.query(update, logger: logger)
-        try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT set_config('routetiles.fold', 'off', true)::text, pg_notify(\(PostgresRouteSchema.literal(PostgresRouteSchema.channel)), \(PostgresRouteSchema.literal(schema.payload)))::text
-            """), logger: logger)
-        try await noteAppended(group.map { ($0.key, $0.points.count) }, on: connection, due: &due)
+        let data = rows.buffer
+        try await connection.copyFrom(table: schema.table + "_changes", columns: AppendRowsCopy.columns, logger: logger) { writer in
+            try await writer.write(data)
+        }
+        due += dueKeys
         return changes
     }
 
-    /// Counts positions appended (already written in this transaction) in the fold ledger, and adds the routes due
-    /// for a fold to `due`. The counts of a route not seen before are learnt from the store first, for all such
-    /// routes in one query.
-    private func noteAppended(_ appended: [(key: String, count: Int)], on connection: PostgresConnection,
-                              due: inout [String]) async throws {
-        let unknown = Array(Set(appended.map(\.key)).filter { key in tails.withLock { $0.counts(of: key) == nil } })
-        if !unknown.isEmpty {
-            var sizes = PostgresQuery(unsafeSQL: """
-                SELECT r.id, ST_NPoints(r.geom)::int8,
-                    (SELECT COALESCE(SUM(array_length(t.points, 1)), 0) / 2 FROM \(schema.tails) t WHERE t.route_id = r.id)::int8
-                FROM \(schema.routes) r WHERE r.id = ANY($1)
-                """)
-            sizes.binds.append(unknown)
-            for try await (key, line, tail) in try await connection.query(sizes, logger: logger).decode((String, Int64, Int64).self) {
-                // The tail read includes what this transaction appended, which is counted below.
-                let added = appended.filter { $0.key == key }.reduce(0) { $0 + $1.count }
-                tails.withLock { $0.learn(key, AppendedTails.Counts(line: Int(line), tail: Int(tail) - added)) }
-            }
-        }
-        for (key, count) in appended where tails.withLock({ $0.append(count, to: key) }) { due.append(key) }
-    }
-
     /// Whether a row of `kind` and geometry `type` (read only when the kind is NULL) is a line an append extends.
-    private static func isLine(kind: String?, type: String?) -> Bool {
+    static func isLine(kind: String?, type: String?) -> Bool {
         kind == "line" || (kind == nil && (type == "LINESTRING" || type == "MULTILINESTRING"))
-    }
-
-    /// Appends to a line route stored under `key` at version `base`, its row locked.
-    private func append(_ points: [Coordinate], to key: String, base: Int64, on connection: PostgresConnection,
-                        due: inout [String]) async throws -> RouteWriteResult {
-        // The positions go to the route's tail; the row only takes its new version (the trigger numbers it),
-        // which leaves its line where it is (a TOASTed geometry is not copied by an UPDATE of another column).
-        let time = Date().timeIntervalSince1970
-        var update = PostgresQuery(unsafeSQL: """
-            UPDATE \(schema.routes) SET version = version, fixed_at = to_timestamp($2) WHERE id = $1 RETURNING version
-            """)
-        update.binds.append(key)
-        update.binds.append(time)
-        var sequence: Int64 = 0
-        for try await version in try await connection.query(update, logger: logger).decode(Int64.self) {
-            sequence = version
-        }
-        let flat = points.flatMap { [$0.longitude, $0.latitude] }
-        var mark = PostgresQuery(unsafeSQL: """
-            WITH marked AS (UPDATE \(schema.changes) SET op = 'append', base_version = $2, points = $3,
-                changed_at = to_timestamp($5) WHERE seq = $1)
-            INSERT INTO \(schema.tails) (route_id, seq, points) VALUES ($4, $1, $3)
-            """)
-        mark.binds.append(sequence)
-        mark.binds.append(base)
-        mark.binds.append(flat)
-        mark.binds.append(key)
-        mark.binds.append(time)
-        try await connection.query(mark, logger: logger)
-        try await noteAppended([(key, points.count)], on: connection, due: &due)
-        return .committed(changes: [RouteChange(sequence: sequence, key: key, operation: .append,
-                                                baseVersion: base, points: points, time: time)], written: [])
     }
 
     // MARK: Imports from files
@@ -555,14 +504,12 @@ public final class PostgresRouteStore: RouteStore {
     public func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult {
         guard !entries.isEmpty else { return RouteImportResult() }
         return try await call("the import was not committed") { [self] in
-            try await client.withTransaction(logger: logger) { connection in
-                try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(\(schema.lockKeys)), set_config('routetiles.own', 'on', true)"),
-                                           logger: logger)
-                var select = PostgresQuery(unsafeSQL: "SELECT id, version FROM \(schema.routes) WHERE id = ANY($1) FOR UPDATE")
-                select.binds.append(entries.map(\.key))
-                var versions: [String: Int64] = [:]
-                for try await (key, version) in try await connection.query(select, logger: logger).decode((String, Int64).self) {
-                    versions[key] = version
+            try await writeTransaction { connection in
+                // The routes' versions, their tails' included, as the ledger knows them under the writers' lock.
+                var versions: [String: Int64] = ledger { state in
+                    var versions: [String: Int64] = [:]
+                    for entry in entries { if let tail = state.ledger.tail(of: entry.key) { versions[entry.key] = tail.version } }
+                    return versions
                 }
                 var result = RouteImportResult()
                 var remembered: [(key: String, hash: String, version: Int64)] = []
@@ -621,11 +568,12 @@ public final class PostgresRouteStore: RouteStore {
     {
         let properties = StoredRouteCodec.propertiesJSON(route.properties)
         let wkb = ByteBuffer(bytes: WellKnownBinary.encode(route))
-        // The new line replaces what was appended to the old one.
-        var dropTail = PostgresQuery(unsafeSQL: "DELETE FROM \(schema.tails) WHERE route_id = $1")
-        dropTail.binds.append(key)
-        try await connection.query(dropTail, logger: logger)
-        tails.withLock { $0.forget(key) }
+        // The new line replaces what was appended to the old one: its version leaves the old tail's rows behind.
+        func written(_ version: Int64) {
+            ledger { state in
+                state.ledger.reset(key, version: version, line: route.pointCount, isLine: route.kind == .line, lastFix: lastFix)
+            }
+        }
         func bind(_ query: inout PostgresQuery) {
             query.binds.append(key)
             query.binds.append(properties)
@@ -642,6 +590,7 @@ public final class PostgresRouteStore: RouteStore {
             """)
         bind(&update)
         for try await (version, created) in try await connection.query(update, logger: logger).decode((Int64, Int64).self) {
+            written(version)
             return (version, created, false)
         }
         var insert = PostgresQuery(unsafeSQL: """
@@ -650,6 +599,7 @@ public final class PostgresRouteStore: RouteStore {
             """)
         bind(&insert)
         for try await (version, created) in try await connection.query(insert, logger: logger).decode((Int64, Int64).self) {
+            written(version)
             return (version, created, true)
         }
         throw RouteStoreError(store: displayName, message: "route \(key) was written but its version did not come back")

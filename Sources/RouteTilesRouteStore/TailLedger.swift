@@ -1,10 +1,10 @@
-/// What the SQLite store keeps in memory of every route: its row version, line size, kind, and the rows of its tail
-/// (its appends since the line was last written, which are rows of the change feed), so that no write reads or
-/// writes a per-route index and an append reads no row of `routes`. A commit of 100 fixes to as many routes then
+/// What a durable store (SQLite, PostgreSQL) keeps in memory of every route: its row version, line size, kind, and
+/// the rows of its tail (its appends since the line was last written, which are rows of the change feed), so that
+/// no write reads or writes a per-route index and an append reads no row of `routes`. A commit of 100 fixes to as many routes then
 /// adds rows at the end of one table, where an index by route made it rewrite about 80 scattered index pages
 /// (Docs/BENCHMARKS.md, "Where SQLite's bytes per fix go").
 ///
-/// The ledger is exact for the rows it lists, not a heuristic: it is learnt from the file in one scan at open, and
+/// The ledger is exact for the rows it lists, not a heuristic: it is learnt from the store in one scan (SQLite: at open), and
 /// brought up to date from the change feed (`sync`) at the start of every transaction that relies on it. Inside a
 /// write transaction no other process can add a row, so a fold knows every tail row of the routes it folds. What the
 /// feed does not record, another process's fold, only ever takes rows out of a tail: readers filter the ledger's

@@ -53,10 +53,15 @@ struct PostgresStoreTests {
         try await StoreConvergence.expectConvergence(a, b, seed: seed)
     }
 
-    /// Appends go to `routes_tails`: the route's `geom` stays as written, its version moves on, every replica and a
-    /// fresh read see the whole line, and once the tail is long enough it is folded into `geom` without a change
-    /// in the feed. An `UPDATE` of `geom` by plain SQL replaces the line and what was appended to it; a `DELETE`
-    /// takes the tail along.
+    /// The SQL that counts `route`'s tail rows: its append rows in the feed newer than its row's version.
+    func tailRows(_ route: String) -> String {
+        "SELECT COUNT(*) FROM routes_changes c WHERE c.route_id = '\(route)' AND c.op = 'append' AND c.seq > (SELECT version FROM routes WHERE id = '\(route)')"
+    }
+
+    /// An append writes its feed row and nothing else: the route's `geom` and version stay as written, every replica
+    /// and a fresh read see the whole line, and once the tail is long enough it is folded into `geom` without a
+    /// change in the feed. An `UPDATE` of `geom` by plain SQL replaces the line and what was appended to it; one that
+    /// keeps the line (properties) has the tail written into it; a `DELETE` takes the route and its tail.
     @Test func appendsGoToTheTailAndAreFoldedLater() async throws {
         let cluster = try cluster()
         let url = try cluster.createDatabase()
@@ -72,16 +77,26 @@ struct PostgresStoreTests {
         _ = try await syncA.write(.put([Route(id: .string("van"), parts: [expected]),
                                         Route(id: .string("bus"), parts: [Array(expected.prefix(20))])]))
         let geomBytes = try cluster.psql(database, "SELECT length(ST_AsBinary(geom)) FROM routes WHERE id = 'van'")
+        let rowVersion = try cluster.psql(database, "SELECT version FROM routes WHERE id = 'van'")
+        var lastAppend: Int64 = 0
         for step in 0..<10 {
             let fixes = [Coordinate(longitude: 2.2 + Double(step) * 1e-4, latitude: 48.9)]
-            _ = try await syncA.write(.append(key: "van", points: fixes))
+            if case let .applied(_, _, sequences?) = try await syncA.write(.append(key: "van", points: fixes)) {
+                lastAppend = sequences.upperBound
+            }
             expected += fixes
         }
         #expect(try cluster.psql(database, "SELECT length(ST_AsBinary(geom)) FROM routes WHERE id = 'van'") == geomBytes)
-        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_tails WHERE route_id = 'van'") == "10")
-        #expect(try cluster.psql(database, "SELECT version = (SELECT MAX(seq) FROM routes_tails) FROM routes WHERE id = 'van'") == "t")
+        #expect(try cluster.psql(database, "SELECT version FROM routes WHERE id = 'van'") == rowVersion)
+        #expect(try cluster.psql(database, tailRows("van")) == "10")
         guard case let .route(read)? = try await a.rows(["van"])["van"] else { Issue.record("no route"); return }
         #expect(read.route.parts == [expected])
+        #expect(read.version == lastAppend)
+        // A store that did not write them reads them too (its ledger learnt from the tables).
+        let c = try await open(url)
+        guard case let .route(readByC)? = try await c.rows(["van"])["van"] else { Issue.record("no route"); return }
+        #expect(readByC.route.parts == [expected] && readByC.version == lastAppend)
+        await c.close()
         #expect(try await settle([syncA, syncB], store: a))
         #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
 
@@ -94,29 +109,41 @@ struct PostgresStoreTests {
             expected += fixes
         }
         let changesBefore = try cluster.psql(database, "SELECT COUNT(*) FROM routes_changes")
+        let newest = try await a.newestSequence()
         let deadline = Date().addingTimeInterval(20)
-        while try cluster.psql(database, "SELECT COUNT(*) FROM routes_tails") != "0", Date() < deadline {
+        while try cluster.psql(database, tailRows("van")) != "0", Date() < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_tails") == "0")
+        #expect(try cluster.psql(database, tailRows("van")) == "0")
         #expect(try cluster.psql(database, "SELECT ST_NPoints(geom) FROM routes WHERE id = 'van'") == String(expected.count))
+        #expect(try cluster.psql(database, "SELECT version FROM routes WHERE id = 'van'") == String(newest))
         #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_changes") == changesBefore)
         guard case let .route(folded)? = try await a.rows(["van"])["van"] else { Issue.record("no route"); return }
         #expect(folded.route.parts == [expected])
+        #expect(folded.version == newest)
         #expect(try await settle([syncA, syncB], store: a))
         #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
 
-        // Plain SQL: a new geom replaces the line and its tail; a DELETE takes the tail along.
-        _ = try await syncA.write(.append(key: "bus", points: [Coordinate(longitude: 2.31, latitude: 48.86)]))
-        _ = try await syncA.write(.append(key: "van", points: [Coordinate(longitude: 2.31, latitude: 48.86)]))
+        // Plain SQL: a new geom replaces the line and its tail; an UPDATE of the properties keeps the tail, written
+        // into the line; a DELETE takes the route.
+        let fix = Coordinate(longitude: 2.31, latitude: 48.86)
+        _ = try await syncA.write(.append(key: "bus", points: [fix]))
+        _ = try await syncA.write(.append(key: "van", points: [fix]))
+        expected.append(fix)
         try cluster.psql(database, "UPDATE routes SET geom = ST_GeomFromText('LINESTRING(2.30 48.85, 2.32 48.86)', 4326) WHERE id = 'bus'")
-        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_tails WHERE route_id = 'bus'") == "0")
+        #expect(try cluster.psql(database, tailRows("bus")) == "0")
         try cluster.psql(database, "UPDATE routes SET properties = '{\"name\": \"by psql\"}' WHERE id = 'van'")
-        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_tails WHERE route_id = 'van'") == "1")
+        #expect(try cluster.psql(database, tailRows("van")) == "0")
+        #expect(try cluster.psql(database, "SELECT ST_NPoints(geom) FROM routes WHERE id = 'van'") == String(expected.count))
         guard case let .route(bus)? = try await a.rows(["bus"])["bus"] else { Issue.record("no bus"); return }
         #expect(bus.route.pointCount == 2)
+        guard case let .route(van)? = try await a.rows(["van"])["van"] else { Issue.record("no van"); return }
+        #expect(van.route.parts == [expected])
+        #expect(van.route.properties.first?.key == "name")
+        try await syncA.catchUp()
+        #expect(try await settle([syncA, syncB], store: a))
+        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
         try cluster.psql(database, "DELETE FROM routes WHERE id = 'van'")
-        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_tails") == "0")
         try await syncA.catchUp()
         #expect(try await settle([syncA, syncB], store: a))
         #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
@@ -314,6 +341,107 @@ struct PostgresStoreTests {
         await store.close()
     }
 
+    /// A route's tail is its append rows in the feed: the documented prune (`DELETE FROM routes_changes WHERE …`)
+    /// run on every row leaves exactly the rows still in a tail, records what it deleted in
+    /// `routes_changes_pruned`, and every route reads the same from the writing store, from a store opened after, and
+    /// on a replica that was behind the prune (it loads everything again). Appends go on afterwards, to routes with
+    /// ids COPY's text format must escape too.
+    @Test func aPruneOfTheFeedKeepsTheTails() async throws {
+        let cluster = try cluster()
+        let url = try cluster.createDatabase()
+        let database = PostgresCluster.database(of: url)
+        let store = try await open(url)
+        let (writer, _) = try await LiveRouteSync.open(store: store, options: Self.options)
+        let (behind, _) = try await LiveRouteSync.open(store: store, options: Self.options)
+        let odd = "tab\there, back\\slash\nnew line"
+        var routes = TestServer.parisRoutes(count: 4, points: 30)
+        routes.append(Route(id: .string(odd), parts: [[Coordinate(longitude: 2.3, latitude: 48.8), Coordinate(longitude: 2.31, latitude: 48.81)]]))
+        _ = try await writer.write(.put(routes))
+        try await behind.catchUp()
+        for i in 0..<12 {
+            let fix = [Coordinate(longitude: 2.35 + Double(i) * 0.0007, latitude: 48.85 + Double(i % 3) * 0.0004)]
+            let outcomes = try await writer.write(batch: [.append(key: "10\(i % 3)", points: fix), .append(key: odd, points: fix)])
+            for outcome in outcomes { _ = try outcome.get() }
+        }
+        // Route 100 is written whole again: its appends leave its tail.
+        _ = try await writer.write(.replace(key: "100", route: routes[0]))
+        let before = try await store.loadAll()
+        let tailRows = try cluster.psql(database, """
+            SELECT COUNT(*) FROM routes_changes c JOIN routes r ON r.id = c.route_id WHERE c.op = 'append' AND c.seq > r.version
+            """)
+        #expect(tailRows == "20")  // 4 each to 101 and 102, 12 to the odd one; 100's 4 were written into its line
+        let newest = try await store.newestSequence()
+        try cluster.psql(database, "DELETE FROM routes_changes")
+        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_changes") == tailRows)
+        #expect(try cluster.psql(database, "SELECT through FROM routes_changes_pruned") == String(newest))
+        func same(_ snapshot: RouteStoreSnapshot) -> Bool {
+            snapshot.routes.map(\.key) == before.routes.map(\.key)
+                && zip(snapshot.routes, before.routes).allSatisfy { $0.route.parts == $1.route.parts && $0.version == $1.version }
+        }
+        #expect(same(try await store.loadAll()))
+        let fresh = try await open(url)
+        #expect(same(try await fresh.loadAll()))
+        let read = try await fresh.rows(before.routes.map(\.key))
+        for route in before.routes {
+            guard case let .route(found)? = read[route.key] else { Issue.record("no \(route.key)"); continue }
+            #expect(found.route.parts == route.route.parts && found.version == route.version, "\(route.key)")
+        }
+        // The replica behind the prune is told so and loads everything again.
+        await #expect(throws: RouteChangesPruned.self) { _ = try await store.changes(after: behind.status.applied, limit: 100) }
+        let reloaded = try #require(try await behind.catchUp())
+        #expect(reloaded.change.keys.contains("100") && behind.status.applied == newest)
+        #expect(try await store.newestSequence() == newest)
+        // Appends go on, from the store opened after the prune too.
+        let (late, _) = try await LiveRouteSync.open(store: fresh, options: Self.options)
+        _ = try await late.write(.append(key: odd, points: [Coordinate(longitude: 2.4, latitude: 48.9)]))
+        _ = try await writer.write(.append(key: "101", points: [Coordinate(longitude: 2.41, latitude: 48.9)]))
+        try await writer.catchUp()
+        try await behind.catchUp()
+        try await late.catchUp()
+        #expect(try await mismatches([writer, behind, late], store: store).isEmpty)
+        guard case let .route(oddRoute)? = try await store.rows([odd])[odd] else { Issue.record("no odd route"); return }
+        #expect(oddRoute.route.pointCount == 2 + 12 + 1)
+        await fresh.close()
+        await store.close()
+    }
+
+    /// A store of schema 4 kept appended positions in `routes_tails`: opened by a server that may set it up, they are
+    /// written into their lines (the versions already counted them) and the table dropped; a server that may not
+    /// set it up refuses it, saying so.
+    @Test func aSchema4StoreHasItsTailsFoldedIn() async throws {
+        let cluster = try cluster()
+        let url = try cluster.createDatabase()
+        let database = PostgresCluster.database(of: url)
+        await (try await open(url)).close()
+        // Schema 4 as it was: a route whose version is its last append's, and the append in routes_tails.
+        try cluster.psql(database, """
+            INSERT INTO routes (id, geom) VALUES ('van', ST_GeomFromText('LINESTRING(2.30 48.85, 2.31 48.86)', 4326));
+            INSERT INTO routes (id, geom) VALUES ('bus', ST_GeomFromText('MULTILINESTRING((2.30 48.85, 2.31 48.86), (2.32 48.85, 2.33 48.86))', 4326));
+            CREATE TABLE routes_tails (route_id text NOT NULL REFERENCES routes (id) ON UPDATE CASCADE ON DELETE CASCADE,
+                seq bigint NOT NULL, points double precision[] NOT NULL, PRIMARY KEY (route_id, seq));
+            INSERT INTO routes_tails VALUES ('van', 1001, '{2.32,48.87}'), ('van', 1002, '{2.33,48.88,2.34,48.89}'),
+                ('bus', 1003, '{2.35,48.87}');
+            SELECT setval('routes_changes_seq', 1003);
+            SET routetiles.fold = 'on';
+            UPDATE routes SET version = 1002 WHERE id = 'van';
+            UPDATE routes SET version = 1003 WHERE id = 'bus';
+            COMMENT ON TABLE routes_changes IS 'RouteTiles route store, schema 4';
+            """)
+        await #expect(throws: RouteStoreError.self) {
+            _ = try await PostgresRouteStore.open(url: url, create: false, timeout: .seconds(60))
+        }
+        let store = try await open(url)
+        #expect(try cluster.psql(database, "SELECT to_regclass('routes_tails') IS NULL") == "t")
+        #expect(try cluster.psql(database, "SELECT ST_AsText(geom) || ' ' || version FROM routes WHERE id = 'van'")
+            == "LINESTRING(2.3 48.85,2.31 48.86,2.32 48.87,2.33 48.88,2.34 48.89) 1002")
+        #expect(try cluster.psql(database, "SELECT ST_AsText(geom) || ' ' || version FROM routes WHERE id = 'bus'")
+            == "MULTILINESTRING((2.3 48.85,2.31 48.86),(2.32 48.85,2.33 48.86,2.35 48.87)) 1003")
+        let snapshot = try await store.loadAll()
+        #expect(snapshot.routes.map(\.route.pointCount) == [5, 5])
+        await store.close()
+        await (try await PostgresRouteStore.open(url: url, create: false, timeout: .seconds(60))).close()
+    }
+
     /// A writer in plain SQL updates a row while RouteTiles, holding the writers' lock, writes the same row: the
     /// SQL statement waits for the lock before it locks any row, so neither fails with a deadlock.
     @Test func sqlWritersAndRouteTilesDoNotDeadlock() async throws {
@@ -356,7 +484,7 @@ struct PostgresStoreTests {
         #expect(try cluster.psql(database, "SELECT obj_description('routes_changes'::regclass, 'pg_class')") == owner.schema.versionComment)
         try cluster.psql(database, """
             DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tiles_rw') THEN CREATE ROLE tiles_rw LOGIN; END IF; END $$;
-            GRANT SELECT, INSERT, UPDATE, DELETE ON routes, routes_changes, routes_imports, routes_tails TO tiles_rw;
+            GRANT SELECT, INSERT, UPDATE, DELETE ON routes, routes_changes, routes_imports, routes_changes_pruned TO tiles_rw;
             GRANT USAGE ON SEQUENCE routes_changes_seq TO tiles_rw;
             """)
         let limited = try await open(url.replacingOccurrences(of: "postgres://postgres@", with: "postgres://tiles_rw@"))

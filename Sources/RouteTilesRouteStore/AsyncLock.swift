@@ -2,8 +2,9 @@ import Synchronization
 
 /// A lock held across suspension points: the holders of `withLock` run one at a time, in the order they asked.
 /// `LiveRouteSync` holds it from reading the store to swapping in the next snapshot, so that changes are applied
-/// once each and in sequence order even though every step awaits the store.
-final class AsyncLock: Sendable {
+/// once each and in sequence order even though every step awaits the store; the PostgreSQL store holds one over
+/// each transaction that relies on its `TailLedger`.
+package final class AsyncLock: Sendable {
     private struct State {
         var held = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -11,7 +12,9 @@ final class AsyncLock: Sendable {
 
     private let state = Mutex(State())
 
-    func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    package init() {}
+
+    package func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         await acquire()
         defer { release() }
         return try await body()
@@ -19,7 +22,7 @@ final class AsyncLock: Sendable {
 
     /// Waits until the caller holds the lock; `release()` gives it up. For hand-over-hand use (taking one lock
     /// before giving up another), where `withLock`'s scope does not fit.
-    func acquire() async {
+    package func acquire() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let granted = state.withLock { state -> Bool in
                 if state.held {
@@ -34,7 +37,7 @@ final class AsyncLock: Sendable {
     }
 
     /// Gives the lock to the next waiter, in the order they asked, or frees it.
-    func release() {
+    package func release() {
         let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
             if state.waiters.isEmpty {
                 state.held = false
