@@ -77,6 +77,15 @@ public final class LiveRouteSync: Sendable {
         var status = Status(applied: 0, newest: 0, reachable: true, lastError: nil, reconnects: 0, badRows: 0)
         /// The bad rows reported so far, by key and version, so that a reload reports only new ones.
         var badReported: Set<String> = []
+        /// The tiles the last catch-ups invalidated, by the sequences they applied (the newest 64): a write that a
+        /// catch-up applied before its own round could (woken by the store's notice of that very commit) answers
+        /// with the tiles it invalidated there.
+        var recentCatchUps: [(sequences: ClosedRange<Int64>, invalidated: [TileID])] = []
+
+        mutating func recordCatchUp(_ sequences: ClosedRange<Int64>, invalidated: [TileID]) {
+            if recentCatchUps.count == 64 { recentCatchUps.removeFirst() }
+            recentCatchUps.append((sequences, invalidated))
+        }
 
         /// Of `problems`, those not reported before; they are counted and remembered.
         mutating func newlyBad(_ problems: [RouteRowProblem]) -> [RouteRowProblem] {
@@ -299,6 +308,14 @@ public final class LiveRouteSync: Sendable {
             } else {
                 do {
                     var merged = LiveRouteSet.Change(keys: [], invalidated: [], generation: routes.snapshot.generation)
+                    // What a catch-up applied of this round already (woken by the store's notice of its commit).
+                    let done = status.applied
+                    if done >= first {
+                        merged.invalidated = state.withLock { state in
+                            Array(Set(state.recentCatchUps.lazy.filter { $0.sequences.overlaps(first...min(last, done)) }
+                                .flatMap(\.invalidated))).sorted()
+                        }
+                    }
                     while status.applied < last {
                         guard let caughtUp = try await catchUpLocked() else { break }
                         merged.invalidated = Array(Set(merged.invalidated).union(caughtUp.change.invalidated)).sorted()
@@ -525,6 +542,7 @@ public final class LiveRouteSync: Sendable {
             badRows = state.newlyBad(badRows)
         }
         let change = routes.apply(edits)
+        state.withLock { $0.recordCatchUp(first...last, invalidated: change.invalidated) }
         let applied = Applied(change: change, sequences: first...last, changeCount: page.count, badRows: badRows,
                               duration: ContinuousClock.now - started)
         onApplied(applied)

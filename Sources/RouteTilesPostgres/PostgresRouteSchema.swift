@@ -3,6 +3,10 @@
 ///
 /// `PostgresRouteStore` runs `setup` at start-up; it is idempotent (`IF NOT EXISTS`, `CREATE OR REPLACE`), and
 /// Docs/FORMATS.md prints it for the default names to run by hand.
+///
+/// Schema 5: a route's tail is its append rows in the feed newer than its version (schema 4's `<table>_tails` is
+/// folded into the lines and dropped), a trigger keeps those rows through a prune of the feed, and
+/// `<table>_changes_pruned` records what a prune deleted.
 public struct PostgresRouteSchema: Sendable {
     public let schema: String
     public let table: String

@@ -81,6 +81,9 @@ extension PostgresRouteStore {
             try await holdingLedger(connection) {
                 do {
                     try await connection.query("BEGIN", logger: logger)
+                    // A ledger not learnt yet is learnt before the writers' lock is taken (a scan of the feed must
+                    // not hold up every writer of the table), then brought up to date under it.
+                    if !ledger({ $0.learnt }) { try await learn(connection) }
                     // COPY names a table without its schema: this store's schema comes first in the search path.
                     try await connection.query(PostgresQuery(unsafeSQL: """
                         SELECT pg_advisory_xact_lock(\(schema.lockKeys)), set_config('routetiles.own', 'on', true),
@@ -101,18 +104,22 @@ extension PostgresRouteStore {
         }
     }
 
-    /// Learns the ledger, or brings it up to date from the feed. Called holding `ledgerLock`; within a transaction
-    /// that holds the writers' lock, or on a connection of its own (a read).
+    /// Learns the ledger if need be, and brings it up to date from the feed. Called holding `ledgerLock`; within a
+    /// transaction that holds the writers' lock, or in a read-only one of its own (a read).
     func bringLedgerUpToDate(_ connection: PostgresConnection) async throws {
-        if ledger({ $0.learnt }) {
-            if try await sync(connection) { return }
-        }
+        if !ledger({ $0.learnt }) { try await learn(connection) }
+        if try await sync(connection) { return }
+        // A prune deleted changes the ledger had not seen: learnt again.
         try await learn(connection)
+        _ = try await sync(connection)
     }
 
     /// The ledger as the tables hold it: every route's row version, line size, kind and last fix, and its tail
-    /// rows, in one snapshot (a transaction of its own unless the writers' lock is held).
+    /// rows. The statements need not read one snapshot: the newest change is read first, and `sync` takes in
+    /// everything after it again (an append it already holds, an insert or update it reads again, a fold that
+    /// moved a row's version only takes rows out of a tail).
     private func learn(_ connection: PostgresConnection) async throws {
+        let seen = try await Self.newest(connection, schema: schema, logger: logger)
         var tails: [String: TailLedger.Tail] = [:]
         let routes = try await connection.query(PostgresQuery(unsafeSQL: """
             SELECT id, version, (pg_column_size(geom) / 16)::int8, EXTRACT(EPOCH FROM fixed_at)::float8, kind,
@@ -137,7 +144,6 @@ extension PostgresRouteStore {
             tail.lastFix = fix ?? tail.lastFix
             tails[key] = tail
         }
-        let seen = try await Self.newest(connection, schema: schema, logger: logger)
         ledger { state in
             state.ledger.replace(with: tails, seen: seen)
             state.learnt = true

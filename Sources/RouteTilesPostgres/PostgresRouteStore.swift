@@ -14,6 +14,10 @@ import Synchronization
 /// notification is only a wake-up: after every (re)connection the listener wakes its reader, which reads every
 /// change after the last it applied.
 ///
+/// An append is RouteTiles' own feed row and nothing else (schema 5): a route's tail is its append rows newer than
+/// its row's version, found by sequence number through the store's `TailLedger` (`PostgresRouteStore+Ledger`), and
+/// folded into `geom` once long enough.
+///
 /// Every call is bounded by `timeout`, so a server whose database is gone answers writes with 503 at once instead
 /// of holding them.
 public final class PostgresRouteStore: RouteStore {

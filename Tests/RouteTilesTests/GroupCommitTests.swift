@@ -134,4 +134,54 @@ import Testing
         if case .applied(_, ["line"], _) = try outcomes[2].get() {} else { Issue.record("line: \(outcomes[2])") }
         #expect(sync.routes.pointCount(of: "line") == 3)
     }
+
+    /// A memory store that, once a commit is done, has a catch-up apply it before the write's own round can (as a
+    /// store's notice of that very commit wakes the follower of a PostgreSQL replica).
+    final class EagerFollowerStore: RouteStore {
+        let inner: MemoryRouteStore
+        let sync = Mutex<LiveRouteSync?>(nil)
+
+        init(routes: [Route]) { inner = MemoryRouteStore(routes: routes) }
+
+        var displayName: String { "memory with an eager follower" }
+        var isDurable: Bool { false }
+        func loadAll() async throws -> RouteStoreSnapshot { try await inner.loadAll() }
+        func rows(_ keys: [String]) async throws -> [String: StoredRow] { try await inner.rows(keys) }
+        func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
+            try await inner.changes(after: sequence, limit: limit)
+        }
+        func newestSequence() async throws -> Int64 { try await inner.newestSequence() }
+        func commit(_ write: RouteWrite) async throws -> RouteWriteResult { try await commit(batch: [write])[0].get() }
+        func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
+            let results = try await inner.commit(batch: writes)
+            if let sync = sync.withLock({ $0 }) { _ = try await sync.catchUp() }
+            return results
+        }
+        func importRecords() async throws -> [String: RouteImportRecord] { [:] }
+        func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult { RouteImportResult() }
+        func wakeUps() -> AsyncStream<Void> { AsyncStream { _ in } }
+        func close() async {}
+    }
+
+    /// A write that a catch-up applied before the write's own round answers with the tiles that catch-up
+    /// invalidated for it, not with none: the same tiles as when its round applies it.
+    @Test func aWriteAppliedByACatchUpFirstAnswersWithItsTiles() async throws {
+        let options = TilingOptions()
+        var rng = SeededGenerator(seed: 8)
+        let track = Sample.track(count: 300, lon: 2.3, lat: 48.85, step: 0.0003, using: &rng)
+        let fix = [Coordinate(longitude: 2.31, latitude: 48.86)]
+        func invalidated(eager: Bool) async throws -> [TileID] {
+            let store = EagerFollowerStore(routes: [Route(id: .string("van"), parts: [track])])
+            let (sync, _) = try await LiveRouteSync.open(store: store, options: options)
+            if eager { store.sync.withLock { $0 = sync } }
+            guard case let .applied(change, _, _) = try await sync.write(.append(key: "van", points: fix)) else {
+                Issue.record("not applied")
+                return []
+            }
+            return change.invalidated
+        }
+        let own = try await invalidated(eager: false)
+        #expect(!own.isEmpty)
+        #expect(try await invalidated(eager: true) == own)
+    }
 }
