@@ -16,8 +16,8 @@ struct PostgresCachePurgeTests {
     static let options = Sample.options(minZoom: 9, maxZoom: 14)
 
     @Test func writesThroughTheAPISQLAndAnotherReplicaAreFreshThroughVarnishWithinASecond() async throws {
-        let cluster = try PostgresCluster.shared.get()
-        let url = try cluster.createDatabase()
+        let cluster = try await PostgresCluster.sharedCluster()
+        let url = try await cluster.newDatabase()
         let database = PostgresCluster.database(of: url)
         let storeA = try await PostgresRouteStore.open(url: url, create: true, timeout: .seconds(60))
         let storeB = try await PostgresRouteStore.open(url: url, create: true, timeout: .seconds(60))

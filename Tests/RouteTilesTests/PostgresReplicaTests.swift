@@ -79,8 +79,8 @@ struct PostgresReplicaTests {
     /// Writes sent to both replicas at once, interleaved, and an INSERT, UPDATE and DELETE made with psql: both end
     /// with every acknowledged write and byte-identical tiles over the union of the covers.
     @Test func writesToBothReplicasAndSQLReachBoth() async throws {
-        let cluster = try PostgresCluster.shared.get()
-        let url = try cluster.createDatabase()
+        let cluster = try await PostgresCluster.sharedCluster()
+        let url = try await cluster.newDatabase()
         let database = PostgresCluster.database(of: url)
         let check = try await PostgresRouteStore.open(url: url, create: true, timeout: .seconds(60))
         try await Self.withReplicas(url: url) { a, b, syncA, syncB in
@@ -153,8 +153,8 @@ struct PostgresReplicaTests {
     /// database is back the replicas reconnect and catch up without a restart: every write answered 2xx is applied
     /// on both, and both serve the same tiles.
     @Test func replicasRideOutARestartOfPostgreSQL() async throws {
-        let cluster = try PostgresCluster(watchdog: true)
-        let url = try cluster.createDatabase()
+        let cluster = try await PostgresCluster.newCluster()
+        let url = try await cluster.newDatabase()
         try await Self.withReplicas(url: url, timeout: .seconds(2)) { a, b, syncA, syncB in
             let writers = [HTTPRouteWriter(prefix: "a", token: Self.token, seed: 41),
                            HTTPRouteWriter(prefix: "b", token: Self.token, seed: 42)]
@@ -171,7 +171,7 @@ struct PostgresReplicaTests {
                     return condition()
                 }
                 let before = await waitUntil(60) { writers.allSatisfy { $0.acknowledged >= 15 } }
-                try cluster.stop()
+                try await cluster.stopDetached()
                 let outage = await waitUntil(40) { writers.allSatisfy { $0.unavailable >= 1 } }
                 // Meanwhile, tiles are still served (from the cache or cut from the routes held).
                 var tileStatuses: [Int] = []
@@ -183,7 +183,7 @@ struct PostgresReplicaTests {
                 // Not ready (a load balancer sends requests elsewhere), but alive (no reason to restart it).
                 var probes = [try await a.get("/health/ready").status, try await a.get("/health/live").status]
                 let acknowledgedBefore = writers.map(\.acknowledged)
-                try cluster.start()
+                try await cluster.startDetached()
                 let after = await waitUntil(90) { zip(writers, acknowledgedBefore).allSatisfy { $0.acknowledged >= $1 + 15 } }
                 probes.append(try await a.get("/health/ready").status)
                 stop.raise()

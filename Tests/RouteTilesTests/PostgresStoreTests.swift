@@ -12,7 +12,7 @@ import Testing
 struct PostgresStoreTests {
     static let options = StoreConvergence.options
 
-    func cluster() throws -> PostgresCluster { try PostgresCluster.shared.get() }
+    func cluster() async throws -> PostgresCluster { try await PostgresCluster.sharedCluster() }
 
     func open(_ url: String, timeout: Duration = .seconds(60)) async throws -> PostgresRouteStore {
         try await PostgresRouteStore.open(url: url, create: true, timeout: timeout)
@@ -47,7 +47,7 @@ struct PostgresStoreTests {
 
     @Test(arguments: [21, 22] as [UInt64])
     func twoReplicasConverge(seed: UInt64) async throws {
-        let url = try cluster().createDatabase()
+        let url = try await cluster().newDatabase()
         let a = try await open(url)
         let b = try await open(url)
         try await StoreConvergence.expectConvergence(a, b, seed: seed)
@@ -63,8 +63,8 @@ struct PostgresStoreTests {
     /// change in the feed. An `UPDATE` of `geom` by plain SQL replaces the line and what was appended to it; one that
     /// keeps the line (properties) has the tail written into it; a `DELETE` takes the route and its tail.
     @Test func appendsGoToTheTailAndAreFoldedLater() async throws {
-        let cluster = try cluster()
-        let url = try cluster.createDatabase()
+        let cluster = try await cluster()
+        let url = try await cluster.newDatabase()
         let database = PostgresCluster.database(of: url)
         let a = try await open(url)
         let b = try await open(url)
@@ -154,7 +154,7 @@ struct PostgresStoreTests {
     /// A live track bounded by `TrackRetention` is trimmed through PostgreSQL: the newest positions, in order, with
     /// the time of the last fix, on the writer and on a replica that follows the feed.
     @Test func tracksPastTheirBoundAreTrimmed() async throws {
-        let url = try cluster().createDatabase()
+        let url = try await cluster().newDatabase()
         let a = try await open(url)
         let b = try await open(url)
         let (syncA, _) = try await LiveRouteSync.open(store: a, options: Self.options, retention: TrackRetention(maxPoints: 40))
@@ -180,7 +180,7 @@ struct PostgresStoreTests {
     /// (no route, a route of points) leaves the others, and an append after another write of the batch to its route
     /// sees that write.
     @Test func aBatchRefusesWritesAloneAndKeepsTheirOrder() async throws {
-        let url = try cluster().createDatabase()
+        let url = try await cluster().newDatabase()
         let store = try await open(url)
         let line = [Coordinate(longitude: 2.3, latitude: 48.8), Coordinate(longitude: 2.31, latitude: 48.81)]
         let (sync, _) = try await LiveRouteSync.open(store: store, options: Self.options)
@@ -211,8 +211,8 @@ struct PostgresStoreTests {
     /// INSERT, UPDATE and DELETE made with psql reach both replicas through NOTIFY; rows that make no route are
     /// counted and skipped, and the feed goes on past them.
     @Test func sqlWritersReachEveryReplicaAndBadRowsAreSkipped() async throws {
-        let cluster = try cluster()
-        let url = try cluster.createDatabase()
+        let cluster = try await cluster()
+        let url = try await cluster.newDatabase()
         let database = PostgresCluster.database(of: url)
         let a = try await open(url)
         let b = try await open(url)
@@ -269,8 +269,8 @@ struct PostgresStoreTests {
     /// transaction open; the second must wait for it (the trigger's advisory lock), so no reader can see the
     /// later number while the earlier one is still to come.
     @Test func sequenceNumbersCommitInOrder() async throws {
-        let cluster = try cluster()
-        let url = try cluster.createDatabase()
+        let cluster = try await cluster()
+        let url = try await cluster.newDatabase()
         let store = try await open(url)
         let (reader, _) = try await LiveRouteSync.open(store: store, options: Self.options)
         let first = try await open(url)
@@ -311,8 +311,8 @@ struct PostgresStoreTests {
     /// Old changes pruned with plain SQL: a replica that still needed them loads the table again; a rolled-back
     /// writer's unused number is no such gap.
     @Test func aReplicaBehindPrunedChangesReloads() async throws {
-        let cluster = try cluster()
-        let url = try cluster.createDatabase()
+        let cluster = try await cluster()
+        let url = try await cluster.newDatabase()
         let database = PostgresCluster.database(of: url)
         let store = try await open(url)
         let (writer, _) = try await LiveRouteSync.open(store: store, options: Self.options)
@@ -347,8 +347,8 @@ struct PostgresStoreTests {
     /// on a replica that was behind the prune (it loads everything again). Appends go on afterwards, to routes with
     /// ids COPY's text format must escape too.
     @Test func aPruneOfTheFeedKeepsTheTails() async throws {
-        let cluster = try cluster()
-        let url = try cluster.createDatabase()
+        let cluster = try await cluster()
+        let url = try await cluster.newDatabase()
         let database = PostgresCluster.database(of: url)
         let store = try await open(url)
         let (writer, _) = try await LiveRouteSync.open(store: store, options: Self.options)
@@ -409,8 +409,8 @@ struct PostgresStoreTests {
     /// written into their lines (the versions already counted them) and the table dropped; a server that may not
     /// set it up refuses it, saying so.
     @Test func aSchema4StoreHasItsTailsFoldedIn() async throws {
-        let cluster = try cluster()
-        let url = try cluster.createDatabase()
+        let cluster = try await cluster()
+        let url = try await cluster.newDatabase()
         let database = PostgresCluster.database(of: url)
         await (try await open(url)).close()
         // Schema 4 as it was: a route whose version is its last append's, and the append in routes_tails.
@@ -445,8 +445,8 @@ struct PostgresStoreTests {
     /// A writer in plain SQL updates a row while RouteTiles, holding the writers' lock, writes the same row: the
     /// SQL statement waits for the lock before it locks any row, so neither fails with a deadlock.
     @Test func sqlWritersAndRouteTilesDoNotDeadlock() async throws {
-        let cluster = try cluster()
-        let url = try cluster.createDatabase()
+        let cluster = try await cluster()
+        let url = try await cluster.newDatabase()
         let database = PostgresCluster.database(of: url)
         let store = try await open(url)
         _ = try await store.commit(.put([Route(id: .string("shared"), parts: [[Coordinate(longitude: 2.3, latitude: 48.8),
@@ -474,8 +474,8 @@ struct PostgresStoreTests {
     /// Set up once by its owner, a store is served by a role that may only read and write its tables: a server
     /// that finds the schema's version runs no DDL. An older schema (no version) is brought up to date.
     @Test func aReadWriteRoleServesAStoreSetUpByItsOwner() async throws {
-        let cluster = try cluster()
-        let url = try cluster.createDatabase()
+        let cluster = try await cluster()
+        let url = try await cluster.newDatabase()
         let database = PostgresCluster.database(of: url)
         await (try await open(url)).close()
         try cluster.psql(database, "COMMENT ON TABLE routes_changes IS NULL")
@@ -503,8 +503,8 @@ struct PostgresStoreTests {
 
     /// A replica started after a thousand changes (SQL and API alike) loads the same routes and cuts the same tiles.
     @Test func aReplicaStartedLateConverges() async throws {
-        let cluster = try cluster()
-        let url = try cluster.createDatabase()
+        let cluster = try await cluster()
+        let url = try await cluster.newDatabase()
         let store = try await open(url)
         let (early, _) = try await LiveRouteSync.open(store: store, options: Self.options)
         _ = try await early.write(.put(TestServer.parisRoutes(count: 5, points: 80)))

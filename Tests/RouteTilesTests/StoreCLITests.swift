@@ -98,7 +98,7 @@ import Testing
 
     @Test(.enabled(if: ExternalTool.required(PostgresCluster.installed)))
     func postgresStoreLoadsOnceAndFeedsBuildSeedAndCheck() async throws {
-        let url = try PostgresCluster.shared.get().createDatabase()
+        let url = try await PostgresCluster.sharedCluster().newDatabase()
         try await loadThenReadBack(store: url, folder: try TemporaryFolder(), sameBytes: false)
     }
 

@@ -26,7 +26,7 @@ import Testing
 
     @Test(.enabled(if: ExternalTool.required(PostgresCluster.installed)))
     func postgresKeepsEveryAcknowledgedWriteThroughKill9() async throws {
-        let url = try PostgresCluster.shared.get().createDatabase()
+        let url = try await PostgresCluster.sharedCluster().newDatabase()
         let folder = try TemporaryFolder()
         try await crashAndRestart(store: url, folder: folder, seed: 80) {
             let store = try await PostgresRouteStore.open(url: url, create: false)

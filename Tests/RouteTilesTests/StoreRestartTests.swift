@@ -157,7 +157,7 @@ import Testing
 
     @Test(.enabled(if: ExternalTool.required(PostgresCluster.installed)))
     func postgresRestartsKeepTheAPIsWritesToFileRoutes() async throws {
-        let url = try PostgresCluster.shared.get().createDatabase()
+        let url = try await PostgresCluster.sharedCluster().newDatabase()
         try await restartsKeepWrites(store: url, folder: try TemporaryFolder()) {
             let store = try await PostgresRouteStore.open(url: url, create: false)
             let snapshot = try await store.loadAll()
@@ -170,7 +170,7 @@ import Testing
     /// of B with its file, and then one of A (kill -9), and both serve them.
     @Test(.enabled(if: ExternalTool.required(PostgresCluster.installed)))
     func replicasStartedWithTheSameFilesKeepEachOthersWrites() async throws {
-        let url = try PostgresCluster.shared.get().createDatabase()
+        let url = try await PostgresCluster.sharedCluster().newDatabase()
         let folder = try TemporaryFolder()
         let file = folder.path("routes.geojson")
         let routes = Self.fileRoutes()

@@ -13,8 +13,37 @@ final class PostgresCluster: @unchecked Sendable {
             && FileManager.default.fileExists(atPath: "/usr/share/postgresql/15/extension/postgis.control")
     }
 
-    /// One cluster for every test that does not stop it; a watchdog stops it when the test process exits.
-    static let shared: Result<PostgresCluster, any Error> = Result { try PostgresCluster(watchdog: true) }
+    /// One cluster for every test that does not stop it; a watchdog stops it when the test process exits. Tests
+    /// reach it through `sharedCluster()`.
+    private static let shared: Result<PostgresCluster, any Error> = Result { try PostgresCluster(watchdog: true) }
+
+    /// The shared cluster, first touched on a thread of its own: that touch runs `initdb` and starts the server
+    /// (seconds, many more on a loaded machine), and every test that touches it meanwhile waits. Waiting on the
+    /// concurrency pool's threads, which are as few as the cores, two PostgreSQL suites starting together held up
+    /// every other test of the run for 40 to 80 s, and tests with deadlines of their own failed.
+    static func sharedCluster() async throws -> PostgresCluster {
+        try await detached { try shared.get() }
+    }
+
+    /// A cluster of the caller's own (watched as the shared one), made on a thread of its own (`initdb`).
+    static func newCluster() async throws -> PostgresCluster {
+        try await detached { try PostgresCluster(watchdog: true) }
+    }
+
+    /// `stop()` and `start()` on a thread of their own (`pg_ctl … -w` waits for the server).
+    func stopDetached() async throws { try await Self.detached { try self.stop() } }
+    func startDetached() async throws { try await Self.detached { try self.start() } }
+
+    /// `createDatabase()` on a thread of its own (`createdb` and `CREATE EXTENSION postgis` take a second or more).
+    func newDatabase() async throws -> String {
+        try await Self.detached { try self.createDatabase() }
+    }
+
+    private static func detached<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
 
     let folder: String
     let port: Int
