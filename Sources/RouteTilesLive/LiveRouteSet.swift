@@ -478,8 +478,9 @@ public final class LiveRouteSet: Sendable {
                 run.points = all
             }
             plan.runs[index] = run
-            guard let entry = state.entries[key] else { continue }
-            work.append((index, entry.tiler, entry.lastPosition, run.points ?? points))
+            // The two fields, read in place: a copy of the whole entry (its cover's set and more) costs more.
+            guard let slot = state.entries.index(forKey: key) else { continue }
+            work.append((index, state.entries.values[slot].tiler, state.entries.values[slot].lastPosition, run.points ?? points))
         }
         let workers = ProcessInfo.processInfo.activeProcessorCount
         guard workers > 1, work.count >= 16 else { return plan }

@@ -24,12 +24,12 @@ extension RouteTiler {
         // The vertices of the old last block whose fate at some zoom differs: only a vertex whose importance
         // changed can be kept at one zoom and dropped at another, so the zooms are looked at for those alone.
         let first = ImportanceColumn.lastBlockStart(old.projected)
-        let tolerances = (options.minZoom...options.maxZoom).map { ($0, options.squaredTolerance(zoom: $0)) }
         for v in first...oldLast {
             let before = old.importance[v], after = importance[v]
             guard before != after else { continue }
-            for (z, tolerance) in tolerances where tolerance >= 0 && (before > tolerance) != (after > tolerance) {
-                tiles(holding: v, zoom: z, into: &changed)
+            for z in options.minZoom...options.maxZoom {
+                let tolerance = options.squaredTolerance(zoom: z)
+                if tolerance >= 0 && (before > tolerance) != (after > tolerance) { tiles(holding: v, zoom: z, into: &changed) }
             }
         }
         if changed.count > drawn.count {

@@ -45,8 +45,11 @@ extension RouteTiler {
         }
         let index = self.index.appending(added.spans, set: set)
 
+        // A feature's properties change with an append only through `length_m`; without it they are the route's own.
         var featureProperties = self.featureProperties
-        if let info = set.routeInfos.last { featureProperties[featureProperties.count - 1] = Self.featureProperties(info, options: options) }
+        if options.routeLength, let info = set.routeInfos.last {
+            featureProperties[featureProperties.count - 1] = Self.featureProperties(info, options: options)
+        }
         return RouteTiler(options: options, projected: set, importance: importance, rootSpans: spans.spans,
                           index: index, featureProperties: featureProperties)
     }
