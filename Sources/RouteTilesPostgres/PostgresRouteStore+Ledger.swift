@@ -71,25 +71,36 @@ extension PostgresRouteStore {
     }
 
     /// Runs `body` in a transaction that holds the writers' lock, marks its writes as RouteTiles' own
-    /// (`routetiles.own`), and has the ledger up to date. The ledger keeps what `body` changed when the transaction
-    /// commits; otherwise (rolled back, or not known whether it committed) it is learnt again before its next use.
+    /// (`routetiles.own`), and has the ledger up to date (`ledgerTransaction`).
+    func writeTransaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await ledgerTransaction(writing: true, body)
+    }
+
+    /// Runs `body` with the ledger up to date, in a transaction: with `writing`, one that holds the writers' lock;
+    /// else a read-only one, whose single snapshot a ledger being learnt needs (several statements). The ledger
+    /// keeps what the transaction changed when it commits; otherwise (rolled back, or not known whether it
+    /// committed) it is learnt again before its next use.
     ///
     /// `ledgerLock` is taken once a connection is held: a wait for a connection while the database is away must
     /// not keep this process's other reads and writes waiting behind it.
-    func writeTransaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    func ledgerTransaction<T: Sendable>(writing: Bool, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
             try await holdingLedger(connection) {
                 do {
-                    try await connection.query("BEGIN", logger: logger)
-                    // A ledger not learnt yet is learnt before the writers' lock is taken (a scan of the feed must
-                    // not hold up every writer of the table), then brought up to date under it.
-                    if !ledger({ $0.learnt }) { try await learn(connection) }
-                    // COPY names a table without its schema: this store's schema comes first in the search path.
-                    try await connection.query(PostgresQuery(unsafeSQL: """
-                        SELECT pg_advisory_xact_lock(\(schema.lockKeys)), set_config('routetiles.own', 'on', true),
-                            set_config('search_path', \(PostgresRouteSchema.literal(PostgresRouteSchema.quote(schema.schema))) || ', '
-                                || current_setting('search_path'), true)
-                        """), logger: logger)
+                    if writing {
+                        try await connection.query("BEGIN", logger: logger)
+                        // A ledger not learnt yet is learnt before the writers' lock is taken (a scan of the feed
+                        // must not hold up every writer of the table), then brought up to date under it.
+                        if !ledger({ $0.learnt }) { try await learn(connection) }
+                        // COPY names a table without its schema: this store's schema comes first in the search path.
+                        try await connection.query(PostgresQuery(unsafeSQL: """
+                            SELECT pg_advisory_xact_lock(\(schema.lockKeys)), set_config('routetiles.own', 'on', true),
+                                set_config('search_path', \(PostgresRouteSchema.literal(PostgresRouteSchema.quote(schema.schema))) || ', '
+                                    || current_setting('search_path'), true)
+                            """), logger: logger)
+                    } else {
+                        try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+                    }
                     try await bringLedgerUpToDate(connection)
                     let result = try await body(connection)
                     try await connection.query("COMMIT", logger: logger)
@@ -120,18 +131,7 @@ extension PostgresRouteStore {
     /// moved a row's version only takes rows out of a tail).
     private func learn(_ connection: PostgresConnection) async throws {
         let seen = try await Self.newest(connection, schema: schema, logger: logger)
-        var tails: [String: TailLedger.Tail] = [:]
-        let routes = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT id, version, (pg_column_size(geom) / 16)::int8, EXTRACT(EPOCH FROM fixed_at)::float8, kind,
-                CASE WHEN kind IS NULL THEN GeometryType(geom) END
-            FROM \(schema.routes)
-            """), logger: logger)
-        for try await (key, version, line, fix, kind, type) in routes.decode((String, Int64, Int64, Double?, String?, String?).self) {
-            var tail = TailLedger.Tail(rowVersion: version, line: Int(line))
-            tail.isLine = Self.isLine(kind: kind, type: type)
-            tail.lastFix = fix
-            tails[key] = tail
-        }
+        var tails = try await rowTails(PostgresQuery(unsafeSQL: "SELECT \(ledgerColumns) FROM \(schema.routes)"), connection)
         let rows = try await connection.query(PostgresQuery(unsafeSQL: """
             SELECT c.route_id, c.seq, (COALESCE(cardinality(c.points), 0) / 2)::int8, EXTRACT(EPOCH FROM c.changed_at)::float8
             FROM \(schema.changes) c JOIN \(schema.routes) r ON r.id = c.route_id
@@ -191,24 +191,38 @@ extension PostgresRouteStore {
         return true
     }
 
+    /// What the ledger reads of a route's row: its version, line size, fix time, kind and (only when the kind does
+    /// not tell) its geometry's type.
+    private var ledgerColumns: String {
+        """
+        id, version, (pg_column_size(geom) / 16)::int8, EXTRACT(EPOCH FROM fixed_at)::float8, kind,
+            CASE WHEN kind IS NULL THEN GeometryType(geom) END
+        """
+    }
+
+    /// The rows `query` selects (`ledgerColumns`), each as a ledger entry with an empty tail.
+    private func rowTails(_ query: PostgresQuery, _ connection: PostgresConnection) async throws -> [String: TailLedger.Tail] {
+        var tails: [String: TailLedger.Tail] = [:]
+        for try await (key, version, line, fix, kind, type)
+            in try await connection.query(query, logger: logger).decode((String, Int64, Int64, Double?, String?, String?).self) {
+            var tail = TailLedger.Tail(rowVersion: version, line: Int(line))
+            tail.isLine = Self.isLine(kind: kind, type: type)
+            tail.lastFix = fix
+            tails[key] = tail
+        }
+        return tails
+    }
+
     /// Sets the ledger's entries for `keys` from their rows as they are now, with empty tails; a key with no row is
     /// taken out.
     func relearn(_ keys: [String], _ connection: PostgresConnection) async throws {
-        var query = PostgresQuery(unsafeSQL: """
-            SELECT id, version, (pg_column_size(geom) / 16)::int8, EXTRACT(EPOCH FROM fixed_at)::float8, kind,
-                CASE WHEN kind IS NULL THEN GeometryType(geom) END
-            FROM \(schema.routes) WHERE id = ANY($1)
-            """)
+        var query = PostgresQuery(unsafeSQL: "SELECT \(ledgerColumns) FROM \(schema.routes) WHERE id = ANY($1)")
         query.binds.append(keys)
-        var found: [String: (Int64, Int64, Double?, Bool)] = [:]
-        for try await (key, version, line, fix, kind, type)
-            in try await connection.query(query, logger: logger).decode((String, Int64, Int64, Double?, String?, String?).self) {
-            found[key] = (version, line, fix, Self.isLine(kind: kind, type: type))
-        }
+        let found = try await rowTails(query, connection)
         ledger { state in
             for key in keys {
-                if let (version, line, fix, isLine) = found[key] {
-                    state.ledger.reset(key, version: version, line: Int(line), isLine: isLine, lastFix: fix)
+                if let row = found[key] {
+                    state.ledger.reset(key, version: row.rowVersion, line: row.line, isLine: row.isLine, lastFix: row.lastFix)
                 } else {
                     state.ledger.remove(key)
                 }

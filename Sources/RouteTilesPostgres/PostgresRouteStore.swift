@@ -207,21 +207,8 @@ public final class PostgresRouteStore: RouteStore {
     public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
         guard !keys.isEmpty else { return [:] }
         return try await call("cannot read routes") { [self] in
-            // The ledger lock is taken once a connection is held (`writeTransaction`); one snapshot for learning
-            // the ledger (several statements) or bringing it up to date.
-            let seqs = try await client.withConnection { connection in
-                try await holdingLedger(connection) {
-                    try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
-                    do {
-                        try await bringLedgerUpToDate(connection)
-                        try await connection.query("COMMIT", logger: logger)
-                    } catch {
-                        ledger { $0.learnt = false }
-                        _ = try? await connection.query("ROLLBACK", logger: logger)
-                        throw error
-                    }
-                    return ledger { state in keys.flatMap { state.ledger.tail(of: $0)?.rows ?? [] } }
-                }
+            let seqs = try await ledgerTransaction(writing: false) { _ in
+                ledger { state in keys.flatMap { state.ledger.tail(of: $0)?.rows ?? [] } }
             }
             var query = PostgresQuery(unsafeSQL: "SELECT \(rowColumns) FROM \(schema.routes) r \(tailJoin("$2")) WHERE r.id = ANY($1)")
             query.binds.append(keys)

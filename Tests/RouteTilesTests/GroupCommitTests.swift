@@ -6,20 +6,14 @@ import Testing
 /// `LiveRouteSync`'s group commit: writers that arrive while a commit is in flight share the next one, each is
 /// answered only once the transaction that carried it has committed, and writes to one route keep their order.
 @Suite struct GroupCommitTests {
-    /// A memory store whose commits take a while and say when they are done: a write's sequence counts as committed
-    /// only once `commit(batch:)` has returned it. The first commit waits at `gate`.
-    final class SlowStore: RouteStore {
+    /// A memory store that tests wrap: everything goes to `inner`; subclasses change `commit(batch:)`.
+    class WrappedMemoryStore: RouteStore, @unchecked Sendable {
         let inner: MemoryRouteStore
-        let gate = AsyncGate()
-        private let log = Mutex<(committed: Set<Int64>, batches: [Int])>(([], []))
 
         init(routes: [Route]) { inner = MemoryRouteStore(routes: routes) }
 
-        var displayName: String { "slow memory" }
+        var displayName: String { "wrapped memory" }
         var isDurable: Bool { false }
-        var committed: Set<Int64> { log.withLock { $0.committed } }
-        var batches: [Int] { log.withLock { $0.batches } }
-
         func loadAll() async throws -> RouteStoreSnapshot { try await inner.loadAll() }
         func rows(_ keys: [String]) async throws -> [String: StoredRow] { try await inner.rows(keys) }
         func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
@@ -28,6 +22,24 @@ import Testing
         func newestSequence() async throws -> Int64 { try await inner.newestSequence() }
         func commit(_ write: RouteWrite) async throws -> RouteWriteResult { try await commit(batch: [write])[0].get() }
         func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
+            try await inner.commit(batch: writes)
+        }
+        func importRecords() async throws -> [String: RouteImportRecord] { [:] }
+        func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult { RouteImportResult() }
+        func wakeUps() -> AsyncStream<Void> { AsyncStream { _ in } }
+        func close() async {}
+    }
+
+    /// A memory store whose commits take a while and say when they are done: a write's sequence counts as committed
+    /// only once `commit(batch:)` has returned it. The first commit waits at `gate`.
+    final class SlowStore: WrappedMemoryStore, @unchecked Sendable {
+        let gate = AsyncGate()
+        private let log = Mutex<(committed: Set<Int64>, batches: [Int])>(([], []))
+
+        var committed: Set<Int64> { log.withLock { $0.committed } }
+        var batches: [Int] { log.withLock { $0.batches } }
+
+        override func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
             await gate.wait()
             let results = try await inner.commit(batch: writes)
             // The transaction is still "committing": a write answered now would be answered too early.
@@ -40,10 +52,6 @@ import Testing
             }
             return results
         }
-        func importRecords() async throws -> [String: RouteImportRecord] { [:] }
-        func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult { RouteImportResult() }
-        func wakeUps() -> AsyncStream<Void> { AsyncStream { _ in } }
-        func close() async {}
     }
 
     @Test func concurrentWritersShareCommitsAndAreAnsweredOnlyAfterTheirs() async throws {
@@ -137,30 +145,14 @@ import Testing
 
     /// A memory store that, once a commit is done, has a catch-up apply it before the write's own round can (as a
     /// store's notice of that very commit wakes the follower of a PostgreSQL replica).
-    final class EagerFollowerStore: RouteStore {
-        let inner: MemoryRouteStore
+    final class EagerFollowerStore: WrappedMemoryStore, @unchecked Sendable {
         let sync = Mutex<LiveRouteSync?>(nil)
 
-        init(routes: [Route]) { inner = MemoryRouteStore(routes: routes) }
-
-        var displayName: String { "memory with an eager follower" }
-        var isDurable: Bool { false }
-        func loadAll() async throws -> RouteStoreSnapshot { try await inner.loadAll() }
-        func rows(_ keys: [String]) async throws -> [String: StoredRow] { try await inner.rows(keys) }
-        func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
-            try await inner.changes(after: sequence, limit: limit)
-        }
-        func newestSequence() async throws -> Int64 { try await inner.newestSequence() }
-        func commit(_ write: RouteWrite) async throws -> RouteWriteResult { try await commit(batch: [write])[0].get() }
-        func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
+        override func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
             let results = try await inner.commit(batch: writes)
             if let sync = sync.withLock({ $0 }) { _ = try await sync.catchUp() }
             return results
         }
-        func importRecords() async throws -> [String: RouteImportRecord] { [:] }
-        func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult { RouteImportResult() }
-        func wakeUps() -> AsyncStream<Void> { AsyncStream { _ in } }
-        func close() async {}
     }
 
     /// A write that a catch-up applied before the write's own round answers with the tiles that catch-up
