@@ -311,6 +311,22 @@ public final class LiveRouteSet: Sendable {
     /// The route stored under `key`, without its positions (`parts` empty; the store keeps them).
     package func routeWithoutPositions(_ key: String) -> Route? { state.withLock { $0.entries[key]?.header } }
 
+    /// Of the routes stored under `keys`, those that grew past their bound (`TrackRetention.isDue`), with that
+    /// bound: one pass under the writers' lock, reading each entry in place (a round of fixes asks for thousands).
+    package func routes(among keys: [String], grownPast retention: TrackRetention) -> [(key: String, limit: Int)] {
+        state.withLock { state in
+            var grown: [(key: String, limit: Int)] = []
+            for key in keys {
+                guard let slot = state.entries.index(forKey: key) else { continue }
+                let count = state.entries.values[slot].pointCount
+                guard let limit = retention.limit(for: state.entries.values[slot].header.properties),
+                      TrackRetention.isDue(count: count, limit: limit) else { continue }
+                grown.append((key, limit))
+            }
+            return grown
+        }
+    }
+
     /// The number of positions of the route stored under `key`.
     package func pointCount(of key: String) -> Int? { state.withLock { $0.entries[key]?.pointCount } }
 

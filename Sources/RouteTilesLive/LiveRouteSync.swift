@@ -259,11 +259,12 @@ public final class LiveRouteSync: Sendable {
     /// Queues a trim of each route that `writes` appended to past its bound (`TrackRetention`), as a write of its
     /// own: the appends' answers do not wait for it, and it goes through the store like any write.
     private func trimGrownTracks(appendedBy writes: [RouteWrite]) {
+        var appended: [String] = []
+        appended.reserveCapacity(writes.count)
+        for case let .append(key, _) in writes { appended.append(key) }
         var trims: [RouteWrite] = []
-        for case let .append(key, _) in writes {
-            guard let header = routes.routeWithoutPositions(key), let limit = retention.limit(for: header.properties),
-                  let count = routes.pointCount(of: key), TrackRetention.isDue(count: count, limit: limit),
-                  trimming.withLock({ $0.insert(key).inserted }) else { continue }
+        for (key, limit) in routes.routes(among: appended, grownPast: retention)
+        where trimming.withLock({ $0.insert(key).inserted }) {
             trims.append(.trim(key: key, keep: limit))
         }
         guard !trims.isEmpty else { return }
@@ -293,6 +294,7 @@ public final class LiveRouteSync: Sendable {
     /// have applied it already).
     private func applyCommitted(_ results: [Result<RouteWriteResult, any Error>]) async -> [Result<WriteOutcome, any Error>] {
         var changes: [RouteChange] = []
+        changes.reserveCapacity(results.count)
         var written: [StoredRoute] = []
         for case let .success(.committed(made, stored)) in results {
             changes += made

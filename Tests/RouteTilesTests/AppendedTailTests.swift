@@ -345,6 +345,59 @@ import Testing
         await store.close()
     }
 
+    /// A store made before the CHECK constraints were written as comparisons (`x IN (…)`, which SQLite 3.40 evaluates
+    /// with a temporary index for every row) has them rewritten in its schema when a server opens it: the same
+    /// rule, still enforced on other programs' writes, the file intact, the routes as they were. A job that only
+    /// reads (`create: false`) leaves the schema alone.
+    @Test func membershipChecksAreRewrittenAsComparisons() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("checks.db")
+        let store = try SQLiteRouteStore(path: path)
+        let route = Route(id: .string("a"), parts: [Self.line(30, seed: 6)])
+        _ = try await store.commit(.put([route]))
+        _ = try await store.commit(.append(key: "a", points: [Coordinate(longitude: 2.31, latitude: 48.86)]))
+        await store.close()
+        let schemaText = "SELECT group_concat(sql, ' ') FROM sqlite_master WHERE name IN ('routes', 'route_changes')"
+        let made = try Self.sqlite(path, schemaText)
+        #expect(made.contains("op = 'insert' OR op = 'update' OR op = 'delete' OR op = 'append'"))
+        #expect(made.contains("kind = 'line' OR kind = 'point'"))
+        #expect(!made.contains(" IN ("))
+
+        // Back to the text of a store made before.
+        var back = "PRAGMA writable_schema = ON;"
+        for (old, new) in SQLiteRouteStore.membershipChecks {
+            back += " UPDATE sqlite_master SET sql = replace(sql, '\(new.replacingOccurrences(of: "'", with: "''"))', "
+                + "'\(old.replacingOccurrences(of: "'", with: "''"))') WHERE type = 'table';"
+        }
+        let version = try Self.sqlite(path, "PRAGMA schema_version")
+        back += " PRAGMA schema_version = \((Int(version) ?? 0) + 1); PRAGMA writable_schema = OFF;"
+        _ = try Self.sqlite(path, back)
+        let before = try Self.sqlite(path, schemaText)
+        #expect(before.contains("op IN ('insert', 'update', 'delete', 'append')"))
+        #expect(before.contains("kind IN ('line', 'point')"))
+
+        let reader = try SQLiteRouteStore(path: path, create: false)
+        await reader.close()
+        #expect(try Self.sqlite(path, schemaText) == before)
+
+        let reopened = try SQLiteRouteStore(path: path)
+        #expect(try Self.sqlite(path, schemaText) == made)
+        #expect(try Self.sqlite(path, "PRAGMA integrity_check") == "ok")
+        guard case let .route(stored)? = try await reopened.rows(["a"])["a"] else {
+            Issue.record("no route")
+            return
+        }
+        #expect(stored.route.parts == [route.parts[0] + [Coordinate(longitude: 2.31, latitude: 48.86)]])
+        _ = try await reopened.commit(.append(key: "a", points: [Coordinate(longitude: 2.32, latitude: 48.87)]))
+        await reopened.close()
+        // The rules still hold for other programs.
+        let badOp = try ExternalTool.run("/usr/bin/sqlite3", [path, "INSERT INTO route_changes (route_id, op) VALUES ('a', 'bogus')"])
+        #expect(badOp.status != 0 && badOp.stderr.contains("CHECK constraint failed"))
+        let badKind = try ExternalTool.run("/usr/bin/sqlite3", [path, "UPDATE routes SET kind = 'area' WHERE id = 'a'"])
+        #expect(badKind.status != 0 && badKind.stderr.contains("CHECK constraint failed"))
+        #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM route_changes WHERE op = 'append'") == "2")
+    }
+
     /// A store of schema 1 (without `routes.fixed_at` and `route_imports`) is brought to schema 5 when opened, its
     /// routes as they were; a newer schema is refused.
     @Test func aSchemaOneStoreIsBroughtUpToDate() async throws {
