@@ -469,30 +469,33 @@ public final class LiveRouteSet: Sendable {
     /// are worked out on every core before the edits are applied one by one.
     private static func appendPlan(for edits: [Edit], in state: State) -> AppendPlan {
         var plan = AppendPlan(runs: Array(repeating: nil, count: edits.count))
-        // The indices of each key's appends, and the keys that another kind of edit touches too.
-        var appendsByKey: [String: [Int]] = [:]
+        // The index of each key's last append, and the keys that another kind of edit touches too.
+        var lastAppend: [String: Int] = [:]
+        lastAppend.reserveCapacity(edits.count)
         var rewritten = Set<String>()
         for (index, edit) in edits.enumerated() {
             switch edit {
             case let .put(route, _): if let id = route.id { rewritten.insert(key(for: id)) }
             case let .remove(key): rewritten.insert(key)
-            case let .append(key, _, _): appendsByKey[key, default: []].append(index)
+            case let .append(key, _, _): lastAppend[key] = index
             }
         }
+        // The points of a key's appends before its last, in order: only keys appended to more than once have some.
+        var earlier: [String: [Coordinate]] = [:]
         var work: [(index: Int, tiler: RouteTiler, joint: Coordinate?, points: [Coordinate])] = []
+        work.reserveCapacity(lastAppend.count)
         for (index, edit) in edits.enumerated() {
             guard case let .append(key, points, _) = edit else { continue }
-            guard !rewritten.contains(key), let indices = appendsByKey[key] else {
+            guard !rewritten.contains(key) else {
                 plan.runs[index] = AppendPlan.Run()    // the route is put or removed too: each edit in turn
                 continue
             }
-            guard index == indices[indices.count - 1] else { continue }
-            var run = AppendPlan.Run()
-            if indices.count > 1 {
-                var all: [Coordinate] = []
-                for i in indices { if case let .append(_, more, _) = edits[i] { all += more } }
-                run.points = all
+            guard index == lastAppend[key] else {
+                earlier[key, default: []] += points
+                continue
             }
+            var run = AppendPlan.Run()
+            if let before = earlier.removeValue(forKey: key) { run.points = before + points }
             plan.runs[index] = run
             // The two fields, read in place: a copy of the whole entry (its cover's set and more) costs more.
             guard let slot = state.entries.index(forKey: key) else { continue }
@@ -528,27 +531,32 @@ public final class LiveRouteSet: Sendable {
     private static func append(_ points: [Coordinate], time: Double?, to key: String, in state: inout State,
                                invalidating invalidated: inout Set<TileID>, options: TilingOptions,
                                extended planned: Extension? = nil) -> Bool {
-        // Out of the table while it changes, so that its arrays are extended in place, not copied.
-        guard var entry = state.discard(key) else { return false }
-        defer { state.store(entry, at: key) }
-        guard let extended = planned ?? Extension(entry.tiler, joint: entry.lastPosition, points: points),
-              let joint = entry.lastPosition else { return true }
-        let (tiler, added) = (extended.tiler, extended.drawn)
-        // An extension worked out ahead has its tiles in the plan's union already.
-        if planned == nil { invalidated.formUnion(extended.changed) }
-        // A value of the whole route in every feature (`length_m`, line metrics) changes every tile of it.
-        if options.routeLength || options.lineMetrics { invalidated.formUnion(entry.knownCover) }
-        entry.tiler = tiler
-        entry.previousPosition = points.count >= 2 ? points[points.count - 2] : joint
-        entry.lastPosition = points.last
-        entry.lastFix = time
-        entry.place(options: options)
-        entry.pointCount += points.count
+        guard let index = state.entries.index(forKey: key) else { return false }
+        // Changed where it is in the table (its cover's set is extended in place, not copied), and drawn anew in its
+        // chunk's slot; whether it has a cover does not change.
+        let drawn = state.entries.values.withEntry(at: index) { entry -> (chunk: Int, slot: Int, tiler: RouteTiler, position: LivePosition?)? in
+            guard let extended = planned ?? Extension(entry.tiler, joint: entry.lastPosition, points: points),
+                  let joint = entry.lastPosition else { return nil }
+            // An extension worked out ahead has its tiles in the plan's union already.
+            if planned == nil { invalidated.formUnion(extended.changed) }
+            // A value of the whole route in every feature (`length_m`, line metrics) changes every tile of it.
+            if options.routeLength || options.lineMetrics { invalidated.formUnion(entry.knownCover) }
+            entry.tiler = extended.tiler
+            entry.previousPosition = points.count >= 2 ? points[points.count - 2] : joint
+            entry.lastPosition = points.last
+            entry.lastFix = time
+            entry.place(options: options)
+            entry.pointCount += points.count
+            // A cover not found yet stays so: when it is found, from the extended tiler, it holds the new tiles too.
+            // An append then costs its new segments, not a cut of the whole route at every zoom.
+            entry.cover?.formUnion(extended.drawn)
+            return (entry.chunk, entry.slot, entry.tiler, entry.position)
+        }
+        guard let drawn else { return true }
         state.pointCount += points.count
-        state.moved[entry.chunk, default: []].append(entry.slot)
-        // A cover not found yet stays so: when it is found, from the extended tiler, it holds the new tiles too. An
-        // append then costs its new segments, not a cut of the whole route at every zoom.
-        entry.cover?.formUnion(added)
+        state.moved[drawn.chunk, default: []].append(drawn.slot)
+        state.chunkTilers[drawn.chunk][drawn.slot] = drawn.tiler
+        state.chunkPositions[drawn.chunk][drawn.slot] = drawn.position
         return true
     }
 
@@ -593,5 +601,12 @@ public final class LiveRouteSet: Sendable {
     private static func snapshot(of state: inout State, options: TilingOptions, generation: UInt64) -> Snapshot {
         Snapshot(tilers: state.tilerSet(options: options), generation: generation, routeCount: state.entries.count,
                  pointCount: state.pointCount)
+    }
+}
+
+extension Dictionary.Values {
+    /// Runs `body` on the value at `index`, in place: a value that holds arrays or sets is changed without a copy.
+    fileprivate mutating func withEntry<R>(at index: Dictionary.Index, _ body: (inout Value) -> R) -> R {
+        body(&self[index])
     }
 }

@@ -238,8 +238,10 @@ public final class LiveRouteSync: Sendable {
         let outcomes: WriteTicket.Outcomes
         switch committed {
         case let .success(results):
-            outcomes = .success(await applyCommitted(results))
+            let applied = await applyCommitted(results)
             lock.release()
+            // Each write's answer is made after the lock is let go: the next round's application need not wait.
+            outcomes = .success(Self.outcomes(of: results, applied: applied))
         case let .failure(error):
             outcomes = .failure(error)
         }
@@ -292,7 +294,8 @@ public final class LiveRouteSync: Sendable {
     /// Applies what a round committed, under `lock`: from what it wrote when this server's routes are at the
     /// change before it, else by catching up with the store (a catch-up that ran between the commit and now may
     /// have applied it already).
-    private func applyCommitted(_ results: [Result<RouteWriteResult, any Error>]) async -> [Result<WriteOutcome, any Error>] {
+    /// Returns what this server's routes did, or why applying failed after the commit.
+    private func applyCommitted(_ results: [Result<RouteWriteResult, any Error>]) async -> Result<LiveRouteSet.Change, any Error> {
         var changes: [RouteChange] = []
         changes.reserveCapacity(results.count)
         var written: [StoredRoute] = []
@@ -330,7 +333,13 @@ public final class LiveRouteSync: Sendable {
                 }
             }
         }
-        return results.map { result in
+        return applied
+    }
+
+    /// Each write's outcome, from what the store did with it and what applying the round did.
+    private static func outcomes(of results: [Result<RouteWriteResult, any Error>],
+                                 applied: Result<LiveRouteSet.Change, any Error>) -> [Result<WriteOutcome, any Error>] {
+        results.map { result in
             result.map { result -> WriteOutcome in
                 switch result {
                 case let .notFound(key): return .notFound(key: key)
@@ -363,6 +372,7 @@ public final class LiveRouteSync: Sendable {
         var byKey: [String: StoredRoute] = [:]
         for stored in written { byKey[stored.key] = stored }
         var edits: [LiveRouteSet.Edit] = []
+        edits.reserveCapacity(changes.count)
         state.withLock { state in
             for change in changes {
                 switch change.operation {

@@ -121,6 +121,36 @@ import RouteTiles
         }
     }
 
+    /// One fix at a time, as a fleet sends them (across the antimeridian too): each adds a run of one segment,
+    /// which joins the run before it, so the index holds about as many runs as a rebuilt one (not one per fix), no
+    /// run longer than `runLength`, the same segments, and the tiles are the same bytes.
+    @Test(arguments: [false, true])
+    func oneFixAppendsJoinTheirRuns(acrossTheAntimeridian: Bool) throws {
+        var rng = SeededGenerator(seed: acrossTheAntimeridian ? 91 : 90)
+        let options = Sample.options(maxZoom: 12)
+        let step = acrossTheAntimeridian ? 0.002 : 0.0006
+        var route = Self.route(id: 1, lon: acrossTheAntimeridian ? 179.9 : 8.5, lat: 47.3, lastPart: 300, step: step,
+                               using: &rng)
+        var tiler = RouteTiler(routes: [route], options: options)
+        for _ in 0..<400 {
+            let last = try #require(route.parts.last?.last)
+            let fix = Coordinate(longitude: last.longitude + step * Double.random(in: 0.3...1, using: &rng),
+                                 latitude: last.latitude + step * Double.random(in: -0.5...0.5, using: &rng))
+            tiler = try #require(tiler.appending([fix], after: last))
+            route.parts[route.parts.count - 1].append(fix)
+        }
+        let fresh = RouteTiler(routes: [route], options: options)
+        let runs = tiler.index.allRuns
+        #expect(Self.segments(runs) == Self.segments(fresh.index.allRuns))
+        #expect(runs.allSatisfy { $0.end - $0.first <= Int32(SegmentIndex.runLength) })
+        // A rebuilt index cuts each line and world copy into full runs; this one leaves at most one short run at
+        // each fold (one fold per quarter of the runs at least).
+        #expect(runs.count <= fresh.index.allRuns.count + 12, "\(runs.count) runs, \(fresh.index.allRuns.count) rebuilt")
+        for t in Self.cover([route], options) {
+            #expect(try tiler.tile(z: t.z, x: t.x, y: t.y) == fresh.tile(z: t.z, x: t.x, y: t.y), "tile \(t)")
+        }
+    }
+
     @Test(arguments: [1, 2, 3] as [UInt64])
     func perRouteTilersGiveTheTilesOfOneTilerOverAllRoutes(seed: UInt64) throws {
         var rng = SeededGenerator(seed: 100 + seed)

@@ -44,6 +44,8 @@ struct ImportanceColumn: Sendable {
             VertexImportance.update(out, base: base, set: set, line: set.lineCount - 1, from: base, floor: floor)
         }
         let split = Self.lastBlockStart(set) - base
+        // Most appends complete no block: the fresh values are the open block as they are.
+        guard split > 0 else { return ImportanceColumn(settled: settled, open: fresh) }
         var settled = self.settled
         settled.append(contentsOf: fresh[..<split])
         return ImportanceColumn(settled: settled, open: Array(fresh[split...]))

@@ -19,29 +19,37 @@ extension RouteTiler {
         guard line >= 0, oldLast >= 0, newLast > oldLast else { return ([], []) }
 
         let drawn = drawnTiles(by: spansOfLastLine(from: oldLast))
-        var changed = drawn
+        // The tiles of vertices whose fate changed, apart: most fixes have none, and then `changed` is `drawn`.
+        var moved: [TileID] = []
 
         // The vertices of the old last block whose fate at some zoom differs: only a vertex whose importance
         // changed can be kept at one zoom and dropped at another, so the zooms are looked at for those alone.
         let first = ImportanceColumn.lastBlockStart(old.projected)
-        for v in first...oldLast {
-            let before = old.importance[v], after = importance[v]
-            guard before != after else { continue }
-            for z in options.minZoom...options.maxZoom {
-                let tolerance = options.squaredTolerance(zoom: z)
-                if tolerance >= 0 && (before > tolerance) != (after > tolerance) { tiles(holding: v, zoom: z, into: &changed) }
+        let zooms = options.minZoom...options.maxZoom
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: zooms.count) { tolerances in
+            for (k, z) in zooms.enumerated() { tolerances[k] = options.squaredTolerance(zoom: z) }
+            for v in first...oldLast {
+                let before = old.importance[v], after = importance[v]
+                guard before != after else { continue }
+                for (k, z) in zooms.enumerated() {
+                    let tolerance = tolerances[k]
+                    if tolerance >= 0 && (before > tolerance) != (after > tolerance) { tiles(holding: v, zoom: z, into: &moved) }
+                }
             }
         }
-        if changed.count > drawn.count {
-            // The tiles of changed vertices may repeat each other's and the drawn ones: sorted, each kept once.
-            changed.sort()
-            var kept = 1
-            for i in 1..<changed.count where changed[i] != changed[kept - 1] {
-                changed[kept] = changed[i]
-                kept += 1
-            }
-            changed.removeLast(changed.count - kept)
+        guard !moved.isEmpty else { return (drawn, drawn) }
+        var changed: [TileID] = []
+        changed.reserveCapacity(drawn.count + moved.count)
+        changed += drawn
+        changed += moved
+        // The tiles of changed vertices may repeat each other's and the drawn ones: sorted, each kept once.
+        changed.sort()
+        var kept = 1
+        for i in 1..<changed.count where changed[i] != changed[kept - 1] {
+            changed[kept] = changed[i]
+            kept += 1
         }
+        changed.removeLast(changed.count - kept)
         return (changed, drawn)
     }
 
@@ -77,9 +85,10 @@ extension RouteTiler {
             }
         }
         guard !box.isEmpty else { return [] }
-        // One to four tiles a zoom, each zoom's own: no tile comes twice.
+        // One to four tiles a zoom, each zoom's own: no tile comes twice. Room for two a zoom, which a fix's
+        // segment rarely passes: a buffer small enough for the allocator's per-thread cache.
         var drawn: [TileID] = []
-        drawn.reserveCapacity(4 * (options.maxZoom - options.minZoom + 1) + 8)
+        drawn.reserveCapacity(2 * (options.maxZoom - options.minZoom + 1) + 8)
         var cutFrom = Int.max, cutTo = Int.min
         for z in options.minZoom...options.maxZoom {
             let size = WebMercator.tileSize(zoom: z)

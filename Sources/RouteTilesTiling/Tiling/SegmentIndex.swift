@@ -52,7 +52,10 @@ struct SegmentIndex: Sendable {
         let added = Self.runs(of: spans, in: set)
         guard !added.runs.isEmpty else { return self }
         // The added runs follow the recent ones of their world copy, but not those of later copies: merge.
-        let recentRuns = recent.map { Self.merged($0.runs, $0.runBoxes, added.runs, added.boxes) } ?? added
+        var recentRuns = recent.map { Self.merged($0.runs, $0.runBoxes, added.runs, added.boxes) } ?? added
+        // A fix adds a run of one segment: joined to the run before it, the recent tree holds a run per
+        // `runLength` appended segments, not one per append.
+        Self.joinShortRuns(&recentRuns.runs, &recentRuns.boxes)
         if recentRuns.runs.count <= min(base.runs.count / 4, Self.recentLimit) {
             return SegmentIndex(base: base, recent: Level(runs: recentRuns.runs, runBoxes: recentRuns.boxes))
         }
@@ -81,6 +84,27 @@ struct SegmentIndex: Sendable {
             }
         }
         return (runs, boxes)
+    }
+
+    /// Joins each run to the one before it when both are of one line and world copy, the second goes on where the
+    /// first ends, and together they hold at most `runLength` segments (their box is the union of theirs).
+    private static func joinShortRuns(_ runs: inout [SegmentSpan], _ boxes: inout [MapRect]) {
+        guard runs.count > 1 else { return }
+        var kept = 0
+        for k in 1..<runs.count {
+            let last = runs[kept], next = runs[k]
+            if next.line == last.line, next.shift == last.shift, next.first == last.end,
+               next.end - last.first <= Int32(runLength) {
+                runs[kept] = SegmentSpan(line: last.line, shift: last.shift, first: last.first, end: next.end)
+                boxes[kept].formUnion(boxes[k])
+            } else {
+                kept += 1
+                runs[kept] = next
+                boxes[kept] = boxes[k]
+            }
+        }
+        runs.removeLast(runs.count - kept - 1)
+        boxes.removeLast(boxes.count - kept - 1)
     }
 
     /// `spans` cut into runs of at most `runLength` segments, with their boxes.
