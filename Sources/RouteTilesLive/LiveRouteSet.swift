@@ -61,6 +61,11 @@ public final class LiveRouteSet: Sendable {
         /// Nil until first needed, or until `fillCovers` reaches it: a set loaded at start-up answers tiles at once
         /// and finds its covers (a cut of every tile of every route) afterwards.
         var cover: Set<TileID>?
+        /// The tiles the last append drew in, all in `cover` (when there is one): the next fix's segment starts where
+        /// that one ended and is mostly drawn in the same tiles, which need not be looked up in the set again.
+        var lastDrawn: [TileID] = []
+        /// The route's feature id (that of its tiler's one route), for its point in the position layer.
+        let featureID: UInt64?
 
         init(route: Route, lastFix: Double?, options: TilingOptions) {
             self.init(route: route, lastFix: lastFix, tiler: RouteTiler(routes: [route], options: options))
@@ -75,7 +80,15 @@ public final class LiveRouteSet: Sendable {
             self.lastFix = lastFix
             pointCount = route.pointCount
             self.tiler = tiler
+            featureID = tiler.projected.routeInfos.isEmpty ? nil : tiler.projected.routeInfos[0].featureID
             cover = nil
+        }
+
+        /// Adds to the cover the tiles an append drew in, but for those the append before drew in too.
+        mutating func coverGrows(by drawn: [TileID]) {
+            guard cover != nil else { return }
+            for tile in drawn where !lastDrawn.contains(tile) { cover?.insert(tile) }
+            lastDrawn = drawn
         }
 
         /// The route's point in the position layer, kept as the route changes (`place(options:)`), so that a
@@ -89,8 +102,7 @@ public final class LiveRouteSet: Sendable {
 
         /// The route's point in the position layer: line routes only.
         private func currentPosition(options: TilingOptions) -> LivePosition? {
-            guard header.kind == .line, let last = lastPosition,
-                  let id = tiler.projected.routeInfos.first?.featureID else { return nil }
+            guard header.kind == .line, let last = lastPosition, let id = featureID else { return nil }
             return LivePosition(featureID: id, last: last, previous: previousPosition, time: lastFix, options: options)
         }
 
@@ -252,7 +264,7 @@ public final class LiveRouteSet: Sendable {
         // Largest first, so that one long route does not start last.
         let order = routes.indices.sorted { routes[$0].pointCount > routes[$1].pointCount }
         let next = Atomic<Int>(0)
-        let workers = min(ProcessInfo.processInfo.activeProcessorCount, max(routes.count, 1))
+        let workers = min(Self.cores, max(routes.count, 1))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let slot = next.add(1, ordering: .relaxed).oldValue
@@ -501,7 +513,7 @@ public final class LiveRouteSet: Sendable {
             guard let slot = state.entries.index(forKey: key) else { continue }
             work.append((index, state.entries.values[slot].tiler, state.entries.values[slot].lastPosition, run.points ?? points))
         }
-        let workers = ProcessInfo.processInfo.activeProcessorCount
+        let workers = Self.cores
         guard workers > 1, work.count >= 16 else { return plan }
         let jobs = work
         let found = Mutex<(extensions: [(Int, Extension)], changed: Set<TileID>)>(([], []))
@@ -549,7 +561,7 @@ public final class LiveRouteSet: Sendable {
             entry.pointCount += points.count
             // A cover not found yet stays so: when it is found, from the extended tiler, it holds the new tiles too.
             // An append then costs its new segments, not a cut of the whole route at every zoom.
-            entry.cover?.formUnion(extended.drawn)
+            entry.coverGrows(by: extended.drawn)
             return (entry.chunk, entry.slot, entry.tiler, entry.position)
         }
         guard let drawn else { return true }
@@ -584,6 +596,10 @@ public final class LiveRouteSet: Sendable {
         Self.release.async { withExtendedLifetime(replaced) {} }
         return change
     }
+
+    /// The cores the process may use, read once (`activeProcessorCount` reads the cgroup's quota from a file on
+    /// every call).
+    private static let cores = ProcessInfo.processInfo.activeProcessorCount
 
     /// Where replaced snapshots are let go.
     private static let release = DispatchQueue(label: "RouteTiles.LiveRouteSet.release", qos: .utility)

@@ -269,6 +269,18 @@ import RouteTiles
         let removed = lazy.apply([.remove(key: "4")])
         let expected = RouteCover.tiles(of: Self.routes()[4], options: options)
         #expect(Set(removed.invalidated) == expected && !expected.isEmpty)
+
+        // One fix at a time into tiles the route was never in: a cover grows by each fix's tiles (those of the fix
+        // before are skipped, being in it already), so a remove invalidates every tile of the longer route.
+        var grown = Self.routes()[3]
+        let end = try #require(grown.parts.last?.last)
+        let far = (1...40).map { Coordinate(longitude: end.longitude + 0.01 * Double($0), latitude: end.latitude + 0.004 * Double($0)) }
+        for fix in far { _ = filled.apply([.append(key: "3", points: [fix])]) }
+        grown.parts[grown.parts.count - 1] += far
+        let removedGrown = filled.apply([.remove(key: "3")])
+        let grownCover = RouteCover.tiles(of: grown, options: options)
+        #expect(Set(removedGrown.invalidated) == grownCover)
+        #expect(!grownCover.isSubset(of: RouteCover.tiles(of: Self.routes()[3], options: options)))
     }
 }
 
