@@ -9,7 +9,8 @@
 #
 # BATCH: fixes a request (100; 0: one fix a request). A FILE.db is removed first (with its -wal and -shm); a
 # postgres URL's routes tables are dropped first. Environment: PHASES (10), PHASE (30), SETTLE (12), PORT (18700),
-# WORK (/work/bench-fleet, where fleet_appends.sh keeps its files). Everything goes to 127.0.0.1.
+# WORK (/work/bench-fleet, where fleet_appends.sh keeps its files), SERVE_ARGS (more options for serve, such as
+# "--max-track-points 1000"). Everything goes to 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 [ $# -ge 2 ] || { echo "usage: $0 BINARY memory|FILE.db|postgres:URL [BATCH] [VEHICLES]" >&2; exit 2; }
@@ -29,13 +30,13 @@ case $store in
   *) rm -f "$store" "$store-wal" "$store-shm" ;;
 esac
 "$bin" serve "$fleet" --store "$store" --write-token bench-token-123 --port "$port" --log-level warning --maxzoom 14 \
-  2>"$work/fleet_soak.log" &
+  ${SERVE_ARGS:-} 2>"$work/fleet_soak.log" &
 srv=$!
 trap 'kill $srv 2>/dev/null || true' EXIT
 for _ in $(seq 3000); do curl -fs -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.1; done
 sleep "$settle"
 cp "$ends" "$work/fleet_soak.ends"
-echo "fleet $vehicles x 500 positions, store $store, $((batch > 0 ? batch : 1)) fixes a request, $phases phases of ${phase}s; binary $bin"
+echo "fleet $vehicles x 500 positions, store $store, $((batch > 0 ? batch : 1)) fixes a request, $phases phases of ${phase}s; binary $bin ${SERVE_ARGS:-}"
 for i in $(seq "$phases"); do
   cpu0=$(awk '{print $14 + $15}' "/proc/$srv/stat"); io0=$(awk '/^write_bytes/ {print $2}' "/proc/$srv/io")
   FLEET_VEHICLES=$vehicles FLEET_THREADS=2 FLEET_BATCH=$batch FLEET_TOKEN=bench-token-123 \
