@@ -64,8 +64,6 @@ public final class LiveRouteSet: Sendable {
         /// The tiles the last append drew in, all in `cover` (when there is one): the next fix's segment starts where
         /// that one ended and is mostly drawn in the same tiles, which need not be looked up in the set again.
         var lastDrawn: [TileID] = []
-        /// The route's feature id (that of its tiler's one route), for its point in the position layer.
-        let featureID: UInt64?
 
         init(route: Route, lastFix: Double?, options: TilingOptions) {
             self.init(route: route, lastFix: lastFix, tiler: RouteTiler(routes: [route], options: options))
@@ -80,7 +78,6 @@ public final class LiveRouteSet: Sendable {
             self.lastFix = lastFix
             pointCount = route.pointCount
             self.tiler = tiler
-            featureID = tiler.projected.routeInfos.isEmpty ? nil : tiler.projected.routeInfos[0].featureID
             cover = nil
         }
 
@@ -102,7 +99,8 @@ public final class LiveRouteSet: Sendable {
 
         /// The route's point in the position layer: line routes only.
         private func currentPosition(options: TilingOptions) -> LivePosition? {
-            guard header.kind == .line, let last = lastPosition, let id = featureID else { return nil }
+            guard header.kind == .line, let last = lastPosition,
+                  let id = tiler.projected.routeInfos.first?.featureID else { return nil }
             return LivePosition(featureID: id, last: last, previous: previousPosition, time: lastFix, options: options)
         }
 
