@@ -14,6 +14,7 @@
 #   for r in 1 2 3; do for b in A B; do Benchmarks/scripts/fleet_cpu.sh $b fleet.db 100; done; done
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. Benchmarks/scripts/bench_setup.sh
 [ $# -ge 2 ] || { echo "usage: $0 BINARY memory|FILE.db|postgres:URL [BATCH] [VEHICLES]" >&2; exit 2; }
 bin=$1 store=$2 batch=${3:-100} vehicles=${4:-10000}
 pg=""
@@ -22,24 +23,19 @@ lsn() { psql "$pg" -X -A -t -q -c "SELECT pg_current_wal_lsn()"; }
 port=${PORT:-18600} work=${WORK:-/work/bench-fleet} settle=${SETTLE:-12} duration=${DURATION:-10}
 fleet=$work/fleet-$vehicles-500.geojson ends=$work/fleet-$vehicles-500.ends
 [ -f "$fleet" ] && [ -f "$ends" ] || { echo "no $fleet: run fleet_appends.sh $vehicles memory first" >&2; exit 1; }
-if [ -n "$pg" ]; then
-  psql "$pg" -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" \
-    -c "DROP TABLE IF EXISTS public.routes_tails, public.routes_changes, public.routes_imports, public.routes CASCADE"
-elif [ "$store" != memory ]; then
-  rm -f "$store" "$store-wal" "$store-shm"
-fi
+fleet_store_reset "$store"
 "$bin" serve "$fleet" --store "$store" --write-token bench-token-123 --port "$port" --log-level warning --maxzoom 14 \
   2>"$work/fleet_cpu.log" &
 srv=$!
 trap 'kill $srv 2>/dev/null || true' EXIT
 for _ in $(seq 3000); do curl -fs -o /dev/null "http://127.0.0.1:$port/health" && break; sleep 0.1; done
 sleep "$settle"
-cpu0=$(awk '{print $14 + $15}' "/proc/$srv/stat"); io0=$(awk '/^write_bytes/ {print $2}' "/proc/$srv/io")
+cpu0=$(cpu_ticks $srv); io0=$(write_bytes $srv)
 lsn0=""; [ -z "$pg" ] || lsn0=$(lsn)
 FLEET_VEHICLES=$vehicles FLEET_THREADS=2 FLEET_BATCH=$batch FLEET_TOKEN=bench-token-123 FLEET_ENDS=$ends \
   wrk -t2 -c64 -d"${duration}s" --timeout 10s --latency -s Benchmarks/scripts/fleet_appends.lua \
   "http://127.0.0.1:$port" > "$work/fleet_cpu.wrk"
-cpu1=$(awk '{print $14 + $15}' "/proc/$srv/stat"); io1=$(awk '/^write_bytes/ {print $2}' "/proc/$srv/io")
+cpu1=$(cpu_ticks $srv); io1=$(write_bytes $srv)
 wal=""
 if [ -n "$pg" ]; then
   lsn1=$(lsn)

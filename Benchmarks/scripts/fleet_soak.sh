@@ -13,6 +13,7 @@
 # "--max-track-points 1000"). Everything goes to 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. Benchmarks/scripts/bench_setup.sh
 [ $# -ge 2 ] || { echo "usage: $0 BINARY memory|FILE.db|postgres:URL [BATCH] [VEHICLES]" >&2; exit 2; }
 bin=$1 store=$2 batch=${3:-100} vehicles=${4:-10000}
 phases=${PHASES:-10} phase=${PHASE:-30} settle=${SETTLE:-12} port=${PORT:-18700} work=${WORK:-/work/bench-fleet}
@@ -21,14 +22,8 @@ for n in "$batch" "$vehicles" "$phases" "$phase" "$settle" "$port"; do
 done
 fleet=$work/fleet-$vehicles-500.geojson ends=$work/fleet-$vehicles-500.ends
 [ -f "$fleet" ] && [ -f "$ends" ] || { echo "no $fleet: run fleet_appends.sh $vehicles memory first" >&2; exit 1; }
-case $store in
-  postgres:*)
-    store=${store#postgres:}
-    psql "$store" -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = warning" \
-      -c "DROP TABLE IF EXISTS public.routes_tails, public.routes_changes, public.routes_imports, public.routes CASCADE" ;;
-  memory) ;;
-  *) rm -f "$store" "$store-wal" "$store-shm" ;;
-esac
+store=${store#postgres:}
+fleet_store_reset "$store"
 "$bin" serve "$fleet" --store "$store" --write-token bench-token-123 --port "$port" --log-level warning --maxzoom 14 \
   ${SERVE_ARGS:-} 2>"$work/fleet_soak.log" &
 srv=$!
@@ -38,12 +33,12 @@ sleep "$settle"
 cp "$ends" "$work/fleet_soak.ends"
 echo "fleet $vehicles x 500 positions, store $store, $((batch > 0 ? batch : 1)) fixes a request, $phases phases of ${phase}s; binary $bin ${SERVE_ARGS:-}"
 for i in $(seq "$phases"); do
-  cpu0=$(awk '{print $14 + $15}' "/proc/$srv/stat"); io0=$(awk '/^write_bytes/ {print $2}' "/proc/$srv/io")
+  cpu0=$(cpu_ticks $srv); io0=$(write_bytes $srv)
   FLEET_VEHICLES=$vehicles FLEET_THREADS=2 FLEET_BATCH=$batch FLEET_TOKEN=bench-token-123 \
     FLEET_ENDS=$work/fleet_soak.ends FLEET_ENDS_OUT=$work/fleet_soak.ends.next \
     wrk -t2 -c64 -d"${phase}s" --timeout 10s --latency -s Benchmarks/scripts/fleet_appends.lua \
     "http://127.0.0.1:$port" > "$work/fleet_soak.wrk"
-  cpu1=$(awk '{print $14 + $15}' "/proc/$srv/stat"); io1=$(awk '/^write_bytes/ {print $2}' "/proc/$srv/io")
+  cpu1=$(cpu_ticks $srv); io1=$(write_bytes $srv)
   mv "$work/fleet_soak.ends.next" "$work/fleet_soak.ends"
   rss=$(awk '/^VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$srv/status")
   points=$(curl -fs "http://127.0.0.1:$port/health" | python3 -c 'import json, sys; print(json.load(sys.stdin)["points"])')
