@@ -1,3 +1,5 @@
+import RouteTilesModel
+
 /// How a durable store keeps appends cheap: the positions appended to a route are stored apart from its line, one
 /// row per append (the feed's append rows newer than the route's version, in SQLite and PostgreSQL alike), and
 /// folded into the stored line later. An append then writes what it adds, whatever the length of the route, and a
@@ -11,6 +13,15 @@ package enum AppendedTails {
     package static let foldShare = 2
     package static let minimumFold = 512
 
-    /// Whether a tail of `tail` positions on a line of `line` is long enough to fold.
-    package static func isDue(line: Int, tail: Int) -> Bool { tail >= max(minimumFold, line / foldShare) }
+    /// The tail length at which the route under `key`, whose stored line holds `line` positions, is folded: the mark
+    /// above, raised by up to half of it again by a hash of the key. Routes that started together (a fleet's
+    /// vehicles, created in one import and fed at one rate) would otherwise reach their marks in the same minute and
+    /// rewrite every line at once: the spread turns those waves into a steady share of the commits.
+    package static func foldMark(key: String, line: Int) -> Int {
+        let mark = max(minimumFold, line / foldShare)
+        return mark + Int(FNV1a.hash(key) % 64) * mark / 128
+    }
+
+    /// Whether a tail of `tail` positions of the route under `key`, on a line of `line`, is long enough to fold.
+    package static func isDue(key: String, line: Int, tail: Int) -> Bool { tail >= foldMark(key: key, line: line) }
 }

@@ -77,7 +77,7 @@ package struct TailLedger: Sendable {
         tail.positions += count
         if let time { tail.lastFix = time }
         set(key, tail)
-        return AppendedTails.isDue(line: tail.line, tail: tail.positions)
+        return AppendedTails.isDue(key: key, line: tail.line, tail: tail.positions)
     }
 
     /// `key`'s tail up to `seq` is now part of its line.

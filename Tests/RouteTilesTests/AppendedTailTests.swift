@@ -91,7 +91,7 @@ import Testing
         var expected = Self.line(600, seed: 4)
         _ = try await store.commit(.put([Route(id: .string("van"), parts: [expected])]))
         var versions: [Int64] = []
-        for step in 0..<(AppendedTails.minimumFold / 8 + 3) {
+        for step in 0..<(AppendedTails.foldMark(key: "van", line: 600) / 8 + 3) {
             let fixes = (0..<8).map { Coordinate(longitude: 2.2 + Double(step * 8 + $0) * 1e-5, latitude: 48.9) }
             // Eight appends in one transaction.
             let results = try await store.commit(batch: [.append(key: "van", points: Array(fixes[0..<4])),
@@ -211,7 +211,7 @@ import Testing
         var expected = Self.line(40, seed: 12)
         _ = try await first.commit(.put([Route(id: .string("taxi"), parts: [expected])]))
         // Alternating stores, 8 positions a commit, until well past the fold mark.
-        for step in 0..<(AppendedTails.minimumFold / 8 + 10) {
+        for step in 0..<(AppendedTails.foldMark(key: "taxi", line: 40) / 8 + 10) {
             let fixes = (0..<8).map { Coordinate(longitude: 2.2 + Double(step * 8 + $0) * 1e-5, latitude: 48.9) }
             let store = step.isMultiple(of: 2) ? first : second
             guard case .success(.committed)? = try await store.commit(batch: [.append(key: "taxi", points: fixes)]).first else {
@@ -294,7 +294,7 @@ import Testing
         _ = try await store.commit(.put(keys.enumerated().map { Route(id: .string($1), parts: [Self.line(20, seed: UInt64(10 + $0))]) }))
         // Appends to every route; in the middle, two routes are replaced and one removed (their rows leave the
         // tails), and v0 grows past the fold mark.
-        for round in 0..<(AppendedTails.minimumFold / 8 + 2) {
+        for round in 0..<(AppendedTails.foldMark(key: "v0", line: 20) / 8 + 2) {
             var writes: [RouteWrite] = keys.enumerated().map { i, key in
                 .append(key: key, points: [Coordinate(longitude: 2.3 + Double(round) * 1e-5, latitude: 48.85 + Double(i) * 1e-4)])
             }

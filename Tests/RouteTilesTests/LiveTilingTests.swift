@@ -193,13 +193,40 @@ import RouteTiles
     }
 
     @Test func blockBoundariesAndLineEndsAreAlwaysKept() {
-        // A straight line: Douglas–Peucker keeps only its ends, and the blocks add their boundaries.
-        let count = 2 * VertexImportance.blockLength + 100
+        // A straight line: Douglas–Peucker keeps only its ends, the blocks add their boundaries, and the last,
+        // open block (99 segments) those of its pieces.
+        let block = VertexImportance.blockLength, piece = VertexImportance.pieceLength
+        let count = 2 * block + 100
         let line = (0..<count).map { Coordinate(longitude: 10 + Double($0) * 1e-4, latitude: 5) }
         let tiler = RouteTiler(routes: [Route(parts: [line])], options: Sample.options(maxZoom: 14))
         let kept = tiler.importance.indices.filter { tiler.importance[$0] == .infinity }
-        #expect(kept == [0, VertexImportance.blockLength, 2 * VertexImportance.blockLength, count - 1])
+        let pieces = stride(from: 2 * block, to: count - 1, by: piece)
+        #expect(kept == [0, block] + pieces + [count - 1])
         #expect(tiler.importance.filter { $0 > 0 && $0 != .infinity }.isEmpty)
+        // Once the block is complete, its pieces' ends are no longer kept.
+        let whole = (0...(3 * block)).map { Coordinate(longitude: 10 + Double($0) * 1e-4, latitude: 5) }
+        let complete = RouteTiler(routes: [Route(parts: [whole])], options: Sample.options(maxZoom: 14))
+        #expect(complete.importance.indices.filter { complete.importance[$0] == .infinity } == [0, block, 2 * block, 3 * block])
+    }
+
+    @Test func appendsOneAtATimeGiveTheImportanceOfALineBuiltWhole() throws {
+        // Through pieces and blocks completed one position at a time, and appends that span several pieces.
+        var rng = SeededGenerator(seed: 5)
+        var points = (0..<3).map { Coordinate(longitude: 13.4 + Double($0) * 1e-3, latitude: 52.5) }
+        let options = Sample.options(maxZoom: 14)
+        var tiler = RouteTiler(routes: [Route(parts: [points])], options: options)
+        while points.count < 2 * VertexImportance.blockLength + 80 {
+            let k = Int.random(in: 0..<10, using: &rng) == 0 ? Int.random(in: 2...70, using: &rng) : 1
+            let last = try #require(points.last)
+            let added = (1...k).map { j in
+                Coordinate(longitude: last.longitude + Double(j) * 1e-3,
+                           latitude: last.latitude + Double.random(in: -5e-4...5e-4, using: &rng))
+            }
+            tiler = try #require(tiler.appending(added, after: last))
+            points += added
+            let whole = RouteTiler(routes: [Route(parts: [points])], options: options)
+            #expect(Array(tiler.importance) == Array(whole.importance), "after \(points.count) positions")
+        }
     }
 
     @Test func liveAppendsGiveTheTilesOfAFreshEngine() throws {

@@ -100,8 +100,8 @@ struct PostgresStoreTests {
         #expect(try await settle([syncA, syncB], store: a))
         #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
 
-        // 504 positions more in batches of 8 make a tail of 514, past the 512 that starts a fold.
-        for step in 0..<63 {
+        // Positions in batches of 8 until the tail (10 so far) is past the mark that starts a fold.
+        for step in 0..<((AppendedTails.foldMark(key: "van", line: 600) - 10) / 8 + 1) {
             let fixes = (0..<8).map { Coordinate(longitude: 2.25 + Double(step * 8 + $0) * 1e-5, latitude: 48.91) }
             let outcomes = try await syncA.write(batch: [.append(key: "van", points: Array(fixes[0..<4])),
                                                          .append(key: "van", points: Array(fixes[4..<8]))])

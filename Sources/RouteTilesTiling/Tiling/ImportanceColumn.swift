@@ -7,7 +7,8 @@
 /// Importance is computed in blocks of `VertexImportance.blockLength` vertices per line, and an append to the last
 /// line recomputes only that line's last block and the new ones. So the values before the start of that last block
 /// never change again: they live in a `SharedColumn` (`settled`), which appends share. The last block's values,
-/// which the next append rewrites, are the view's own (`open`, at most a block plus the points of one append).
+/// which the next append rewrites (its last piece, or all of it once complete), are the view's own (`open`, at
+/// most a block plus the points of one append).
 struct ImportanceColumn: Sendable {
     let settled: SharedColumn<Double>
     let open: [Double]
@@ -35,13 +36,16 @@ struct ImportanceColumn: Sendable {
         return first + (last - first) / VertexImportance.blockLength * VertexImportance.blockLength
     }
 
-    /// The column for `set`, this column's set with points appended to its last line: the old last block and the new
-    /// vertices are computed afresh, and the blocks they complete join the shared values.
+    /// The column for `set`, this column's set with points appended to its last line: from the old last block's
+    /// last piece on (the whole block, when the append completes it) the values are computed afresh, and the blocks
+    /// completed join the shared values.
     func appending(for set: ProjectedRouteSet, floor: Double) -> ImportanceColumn {
         let base = settled.count
-        var fresh = [Double](repeating: 0, count: set.pointCount - base)
+        var fresh = open
+        fresh.append(contentsOf: repeatElement(0, count: set.pointCount - base - open.count))
         fresh.withUnsafeMutableBufferPointer { out in
-            VertexImportance.update(out, base: base, set: set, line: set.lineCount - 1, from: base, floor: floor)
+            VertexImportance.update(out, base: base, set: set, line: set.lineCount - 1,
+                                    from: base + Swift.max(open.count - 1, 0), floor: floor)
         }
         let split = Self.lastBlockStart(set) - base
         // Most appends complete no block: the fresh values are the open block as they are.

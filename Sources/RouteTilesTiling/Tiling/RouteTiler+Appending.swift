@@ -7,7 +7,8 @@ extension RouteTiler {
     /// Nil when the tiler holds no line.
     ///
     /// The work follows the new points: they are projected and filtered alone; simplification recomputes only the
-    /// line's last block (`VertexImportance.blockLength`); the index keeps the boxes of every unchanged run. What
+    /// last piece of the line's open block, or the whole block when the append completes it (`VertexImportance`);
+    /// the index keeps the boxes of every unchanged run. What
     /// grows with the route is copying: the point arrays, and the index's boxes (one per 32 segments) and tree.
     package func appending(_ points: [Coordinate], after previous: Coordinate) -> RouteTiler? {
         guard !points.isEmpty else { return self }

@@ -13,10 +13,18 @@
 /// ends, get +∞ (always kept), and Douglas–Peucker runs within each block. A vertex's importance therefore depends
 /// only on its own block, so a line extended at its end (a live track) recomputes its last block and the new ones,
 /// never the whole line. The cost is one kept vertex per 256 points at every zoom: a block of 256 makes an append's
-/// simplification (the whole of the last block, each time) a few thousand distance tests, where 4,096 made a fleet
-/// server spend a third of its time there.
+/// simplification a few thousand distance tests, where 4,096 made a fleet server spend a third of its time there.
+///
+/// A line's last block, while it holds fewer than `blockLength` segments (the open block, which a live track's
+/// appends extend), runs in pieces of `pieceLength` vertices, each with its ends kept, the same way. An append then
+/// recomputes the open block's last piece (and the pieces it adds), not the whole open block; once the block is
+/// complete it is simplified whole, and its pieces' ends are kept no more. Over a cycle of 256 one-position
+/// appends that is about a tenth of the distance tests of recomputing the open block each time. The price is a
+/// kept vertex per 32 points of each line's last block, at most 7 a line.
 enum VertexImportance {
     static let blockLength = 256
+    /// The length of the pieces of a line's open (last, incomplete) block.
+    static let pieceLength = 32
 
     static func compute(into out: UnsafeMutableBufferPointer<Double>, set: ProjectedRouteSet, floor: Double) {
         var stack: [(first: Int, last: Int, cap: Double)] = []
@@ -26,7 +34,8 @@ enum VertexImportance {
     }
 
     /// Recomputes the importance of `line` from the block holding vertex `vertex` to the line's end, after points
-    /// were added to the line. `out[0]` is vertex `base`, which is at most the start of that block.
+    /// were added to the line. `out[0]` is vertex `base`, which is at most the start of that block. When that block
+    /// is still open, its pieces before the one holding `vertex` are not recomputed: `out` holds their values.
     static func update(_ out: UnsafeMutableBufferPointer<Double>, base: Int, set: ProjectedRouteSet, line: Int,
                        from vertex: Int, floor: Double) {
         var stack: [(first: Int, last: Int, cap: Double)] = []
@@ -42,12 +51,12 @@ enum VertexImportance {
         precondition(blockStart >= base && last - base < values.count, "importance buffer does not cover the line")
         set.xs.withUnsafeBufferPointer { xs in
             set.ys.withUnsafeBufferPointer { ys in
-                while blockStart < last {
-                    let blockEnd = min(blockStart + blockLength, last)
-                    values[blockStart - base] = .infinity
-                    values[blockEnd - base] = .infinity
-                    for i in (blockStart + 1)..<blockEnd { values[i - base] = 0 }
-                    stack.append((blockStart, blockEnd, .infinity))
+                /// Douglas–Peucker from vertex `start` to vertex `end`, both kept.
+                func simplify(_ start: Int, _ end: Int) {
+                    values[start - base] = .infinity
+                    values[end - base] = .infinity
+                    for i in (start + 1)..<end { values[i - base] = 0 }
+                    stack.append((start, end, .infinity))
                     while let (a, b, cap) = stack.popLast() {
                         guard b - a > 1 else { continue }
                         var best = -1.0, index = a
@@ -65,6 +74,20 @@ enum VertexImportance {
                         values[index - base] = value
                         stack.append((a, index, value))
                         stack.append((index, b, value))
+                    }
+                }
+                while blockStart < last {
+                    let blockEnd = min(blockStart + blockLength, last)
+                    if blockEnd - blockStart == blockLength {
+                        simplify(blockStart, blockEnd)
+                    } else {
+                        // The open block, in pieces: those before the one holding `vertex` are as they were.
+                        var pieceStart = blockStart + max(0, vertex - blockStart) / pieceLength * pieceLength
+                        while pieceStart < blockEnd {
+                            let pieceEnd = min(pieceStart + pieceLength, blockEnd)
+                            simplify(pieceStart, pieceEnd)
+                            pieceStart = pieceEnd
+                        }
                     }
                     blockStart = blockEnd
                 }
