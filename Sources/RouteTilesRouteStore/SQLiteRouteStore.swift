@@ -63,6 +63,10 @@ public final class SQLiteRouteStore: RouteStore {
         BEGIN SELECT RAISE(IGNORE); END;
         """
 
+    /// How much of the file SQLite reads through a memory map (`PRAGMA mmap_size`; SQLite caps it at 2 GB): the
+    /// pages are the system's file cache, shared and given back under memory pressure, not the process's own.
+    static let mappedBytes = 1 << 30
+
     private static func prepare(_ db: SQLiteDatabase, path: String, create: Bool) throws {
         try db.execute("PRAGMA busy_timeout = 10000")
         let tables = Set(try db.strings("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
@@ -82,6 +86,10 @@ public final class SQLiteRouteStore: RouteStore {
             throw StoreError(path: path, message: "cannot switch the database to WAL journal mode")
         }
         try db.execute("PRAGMA synchronous = FULL")
+        // Reads through a memory map of the file rather than read calls into SQLite's 2 MB page cache: a fold reads
+        // its route's tail rows by sequence, each on a page of its own spread over the newest part of the feed
+        // (hundreds of MB under a fleet), and those reads made a fold cost a system call and a copy a row.
+        try db.execute("PRAGMA mmap_size = \(Self.mappedBytes)")
         if create && tables.isSuperset(of: ours) { try rewriteMembershipChecks(db) }
         if tables.isSuperset(of: ours) && stored == schemaVersion { return }
         // New, or older (schema 1 lacks `routes.fixed_at`, and `route_imports` when older still): every table is
