@@ -418,6 +418,7 @@ public final class LiveRouteSet: Sendable {
                             invalidating invalidated: inout Set<TileID>, options: TilingOptions) -> String {
         var route = route
         let key = assignKey(&route, state: &state)
+        if trim(key, to: route, lastFix: lastFix, in: &state, invalidating: &invalidated, options: options) { return key }
         var entry = Entry(route: route, lastFix: lastFix, options: options)
         entry.place(options: options)
         if let old = state.entries[key] {
@@ -432,6 +433,40 @@ public final class LiveRouteSet: Sendable {
         state.pointCount += entry.pointCount
         state.store(entry, at: key)
         return key
+    }
+
+    /// Puts `route` in place of the route under `key` when it is that route without whole leading blocks
+    /// (`RouteTiler.tilesChanged(byTrimming:)`: a bounded track's trim), at the cost of the dropped segments: only
+    /// the tiles they were drawn in are invalidated, and the cover loses those the route no longer draws in, where
+    /// a put would cut the route's whole cover at every zoom, old and new. False, changing nothing, otherwise.
+    private static func trim(_ key: String, to route: Route, lastFix: Double?, in state: inout State,
+                             invalidating invalidated: inout Set<TileID>, options: TilingOptions) -> Bool {
+        guard route.kind == .line, route.parts.count == 1, let index = state.entries.index(forKey: key) else { return false }
+        var header = route
+        header.parts = []
+        let drawn = state.entries.values.withEntry(at: index) { entry -> (chunk: Int, slot: Int, tiler: RouteTiler, position: LivePosition?, dropped: Int)? in
+            guard entry.pointCount > route.pointCount, route.parts.last?.last == entry.lastPosition else { return nil }
+            let tiler = RouteTiler(routes: [route], options: options)
+            guard let trim = tiler.tilesChanged(byTrimming: entry.tiler) else { return nil }
+            invalidated.formUnion(trim.changed)
+            if !trim.left.isEmpty {
+                for tile in trim.left { entry.cover?.remove(tile) }
+                entry.lastDrawn.removeAll { trim.left.contains($0) }
+            }
+            let dropped = entry.pointCount - route.pointCount
+            entry.header = header
+            entry.tiler = tiler
+            entry.pointCount = route.pointCount
+            entry.lastFix = lastFix
+            entry.place(options: options)
+            return (entry.chunk, entry.slot, tiler, entry.position, dropped)
+        }
+        guard let drawn else { return false }
+        state.pointCount -= drawn.dropped
+        state.moved[drawn.chunk, default: []].append(drawn.slot)
+        state.chunkTilers[drawn.chunk][drawn.slot] = drawn.tiler
+        state.chunkPositions[drawn.chunk][drawn.slot] = drawn.position
+        return true
     }
 
     private static func remove(_ key: String, from state: inout State, invalidating invalidated: inout Set<TileID>) -> Bool {

@@ -106,7 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "name"))
     var positionLayer = "positions"
 
-    @Option(help: ArgumentHelp("With --store: a live track keeps its last N positions; older ones are trimmed once it is an eighth past N (a route's max_points property sets its own). Default: no bound.",
+    @Option(help: ArgumentHelp("With --store: a live track keeps its last N positions; older ones are trimmed once it is an eighth past N, or for N of 512 or more in steps of 256 once it is 256 past N (a route's max_points property sets its own). Default: no bound.",
                                valueName: "n"))
     var maxTrackPoints: Int?
 

@@ -1,0 +1,64 @@
+@_spi(Columns) import RouteTilesGeo
+@_spi(Columns) import RouteTilesModel
+
+extension RouteTiler {
+    /// What a trim changed, when this tiler is `old`'s one line without a whole number of its leading
+    /// simplification blocks (`VertexImportance.blockLength` vertices), the same vertices at the same map points
+    /// after them, with the same features' properties (neither `length_m` nor line metrics, which are values of the
+    /// whole line): a bounded track cut at a block boundary (`TrackRetention`). Nil otherwise, and the caller treats
+    /// the new route as any other.
+    ///
+    /// Every vertex kept then has the importance it had (a vertex's importance depends on its block alone, and the
+    /// new first vertex was a block boundary, kept at every zoom like a line's end), so a tile changes only if the
+    /// dropped segments had a feature in it. Returns those tiles (`changed`), and among them the ones this tiler has
+    /// no feature in (`left`: they leave the route's cover). The work follows the dropped segments, plus one pass
+    /// over the kept vertices to compare them.
+    package func tilesChanged(byTrimming old: RouteTiler) -> (changed: [TileID], left: [TileID])? {
+        guard projected.lineCount == 1, old.projected.lineCount == 1, projected.routeInfos.count == 1,
+              old.projected.routeInfos.count == 1, !options.routeLength, !options.lineMetrics,
+              options == old.options, featureProperties == old.featureProperties, layerNames == old.layerNames,
+              layerSlots == old.layerSlots, projected.routeInfos[0].featureID == old.projected.routeInfos[0].featureID,
+              projected.routeInfos[0].layer == old.projected.routeInfos[0].layer
+        else { return nil }
+        let count = projected.pointCount, cut = old.projected.pointCount - count
+        guard count >= 2, cut > 0, cut % VertexImportance.blockLength == 0 else { return nil }
+        let same = projected.xs.withUnsafeBufferPointer { xs in
+            projected.ys.withUnsafeBufferPointer { ys in
+                old.projected.xs.withUnsafeBufferPointer { oldXs in
+                    old.projected.ys.withUnsafeBufferPointer { oldYs in
+                        for i in 0..<count where xs[i] != oldXs[cut + i] || ys[i] != oldYs[cut + i] { return false }
+                        return true
+                    }
+                }
+            }
+        }
+        guard same else { return nil }
+        let changed = old.drawnTiles(by: old.spansOfLine(through: cut))
+        var cutter = TileCutter(set: projected, importance: importance, options: options,
+                                featureProperties: featureProperties.map { _ in [] }, layerSlots: layerSlots)
+        var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
+        let kept = projected.bounds
+        var left: [TileID] = []
+        for tile in changed {
+            let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
+            // A line wholly inside a tile's buffered box has a feature there; otherwise the tile is cut.
+            if box.minX < kept.minX && kept.maxX < box.maxX && box.minY < kept.minY && kept.maxY < box.maxY { continue }
+            if layer.featureCount >= 256 { layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent)) }
+            let spans = spans(for: tile)
+            if spans.isEmpty || cutter.cut(tile, spans: spans, into: &layer) == 0 { left.append(tile) }
+        }
+        return (changed, left)
+    }
+
+    /// The segments of the first line up to vertex `vertex`, in every world copy that meets the root tile.
+    func spansOfLine(through vertex: Int) -> [SegmentSpan] {
+        guard projected.lineCount > 0, vertex > 0, vertex < projected.lineStarts[1] else { return [] }
+        let root = WebMercator.bounds(of: TileID(z: 0, x: 0, y: 0), extent: options.extent, buffer: options.buffer)
+        var piece = SpanList()
+        for shift in [Int32(-1), 0, 1] {
+            let span = SegmentSpan(line: 0, shift: shift, first: 0, end: Int32(vertex))
+            SpanFilter.select([span], meeting: root, in: projected, into: &piece)
+        }
+        return piece.spans
+    }
+}
