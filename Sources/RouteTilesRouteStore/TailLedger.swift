@@ -34,8 +34,15 @@ package struct TailLedger: Sendable {
     private(set) var tails: [String: Tail] = [:]
     /// The newest change of the feed the ledger has taken in.
     package private(set) var seen: Int64 = 0
+    /// How to undo one change of the ledger (`rollBack(to:)`): put a route's tail back as it was, or take the last
+    /// row off a tail an append extended. An append keeps no copy of the tail, whose rows it would then have to
+    /// copy to extend them: that made each append cost its route's tail.
+    private enum Undo {
+        case tail(key: String, Tail?)
+        case appended(key: String, positions: Int, lastFix: Double?)
+    }
     /// The old values of what a write changed, newest last, for `rollBack(to:)`.
-    private var undo: [(key: String, tail: Tail?)] = []
+    private var undo: [Undo] = []
     private var undoSeen: [Int64] = []
 
     package init() {}
@@ -52,7 +59,7 @@ package struct TailLedger: Sendable {
     // MARK: Changes
 
     private mutating func set(_ key: String, _ tail: Tail?) {
-        undo.append((key, tails[key]))
+        undo.append(.tail(key: key, tails[key]))
         tails[key] = tail
     }
 
@@ -72,12 +79,13 @@ package struct TailLedger: Sendable {
     /// Adds the row `seq` of `count` positions to `key`'s tail; true when the route is due for a fold.
     @discardableResult
     package mutating func append(_ key: String, seq: Int64, count: Int, time: Double?) -> Bool {
-        guard var tail = tails[key], seq > tail.version else { return false }
-        tail.rows.append(seq)
-        tail.positions += count
-        if let time { tail.lastFix = time }
-        set(key, tail)
-        return AppendedTails.isDue(key: key, line: tail.line, tail: tail.positions)
+        guard let index = tails.index(forKey: key), seq > tails.values[index].version else { return false }
+        undo.append(.appended(key: key, positions: tails.values[index].positions, lastFix: tails.values[index].lastFix))
+        // In place: the tail's rows are extended, not copied.
+        tails.values[index].rows.append(seq)
+        tails.values[index].positions += count
+        if let time { tails.values[index].lastFix = time }
+        return AppendedTails.isDue(key: key, line: tails.values[index].line, tail: tails.values[index].positions)
     }
 
     /// `key`'s tail up to `seq` is now part of its line.
@@ -104,7 +112,17 @@ package struct TailLedger: Sendable {
 
     /// Undoes what was changed since `mark` (the write's savepoint, or the transaction, was rolled back).
     package mutating func rollBack(to mark: (undo: Int, seen: Int)) {
-        while undo.count > mark.undo, let (key, tail) = undo.popLast() { tails[key] = tail }
+        while undo.count > mark.undo, let change = undo.popLast() {
+            switch change {
+            case let .tail(key, tail):
+                tails[key] = tail
+            case let .appended(key, positions, lastFix):
+                guard let index = tails.index(forKey: key) else { continue }
+                tails.values[index].rows.removeLast()
+                tails.values[index].positions = positions
+                tails.values[index].lastFix = lastFix
+            }
+        }
         while undoSeen.count > mark.seen, let old = undoSeen.popLast() { seen = old }
     }
 

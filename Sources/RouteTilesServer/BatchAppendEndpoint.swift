@@ -46,6 +46,7 @@ extension RouteTilesResponder {
                                      headers: [.retryAfter: String(state.configuration.retryAfterSeconds)])
         }
         var change: LiveRouteSet.Change?
+        answer.applied.reserveCapacity(writes.count)
         for ((write, count), outcome) in zip(zip(writes, counts), outcomes) {
             let key = write.key ?? ""
             switch outcome {

@@ -38,7 +38,9 @@ enum VertexImportance {
     /// is still open, its pieces before the one holding `vertex` are not recomputed: `out` holds their values.
     static func update(_ out: UnsafeMutableBufferPointer<Double>, base: Int, set: ProjectedRouteSet, line: Int,
                        from vertex: Int, floor: Double) {
+        // Room for the chords of a piece or two, grown only for a deep block: one allocation an append.
         var stack: [(first: Int, last: Int, cap: Double)] = []
+        stack.reserveCapacity(2 * pieceLength)
         update(out, base: base, set: set, line: line, from: vertex, floor: floor, stack: &stack)
     }
 

@@ -1,0 +1,52 @@
+import Testing
+@testable import RouteTilesRouteStore
+
+/// The ledger of the durable stores' tails (`TailLedger`): a write that rolls back leaves it as it was, whatever it
+/// changed (appends, folds, resets, removals), and an append extends a tail in place.
+@Suite struct TailLedgerTests {
+    @Test func aRolledBackWriteLeavesTheLedgerAsItWas() {
+        var ledger = TailLedger()
+        ledger.reset("a", version: 1, line: 10, isLine: true, lastFix: nil)
+        ledger.reset("b", version: 2, line: 600, isLine: true, lastFix: 5)
+        #expect(ledger.append("a", seq: 3, count: 2, time: 100) == false)
+        ledger.saw(3)
+        ledger.keep()
+        let a = ledger.tail(of: "a"), b = ledger.tail(of: "b"), seen = ledger.seen
+        #expect(a?.rows == [3] && a?.positions == 2 && a?.lastFix == 100 && a?.version == 3)
+
+        let mark = ledger.mark
+        _ = ledger.append("a", seq: 4, count: 1, time: 101)
+        _ = ledger.append("b", seq: 5, count: 3, time: 102)
+        ledger.saw(5)
+        ledger.folded("b", through: 5)
+        _ = ledger.append("b", seq: 6, count: 1, time: nil)
+        _ = ledger.append("a", seq: 7, count: 4, time: 103)
+        ledger.remove("a")
+        ledger.reset("c", version: 8, line: 3, isLine: false, lastFix: nil)
+        ledger.saw(8)
+        #expect(ledger.tail(of: "b")?.rows == [6] && ledger.tail(of: "b")?.line == 603)
+        ledger.rollBack(to: mark)
+        #expect(ledger.tail(of: "a") == a)
+        #expect(ledger.tail(of: "b") == b)
+        #expect(ledger.tail(of: "c") == nil)
+        #expect(ledger.seen == seen)
+
+        // An append at or below the tail's version is not the tail's: nothing changes, nothing to undo.
+        #expect(ledger.append("a", seq: 3, count: 9, time: 1) == false)
+        #expect(ledger.tail(of: "a") == a)
+        ledger.rollBack(to: ledger.mark)
+        #expect(ledger.tail(of: "a") == a)
+    }
+
+    @Test func aTailIsDueAtItsRoutesOwnMark() {
+        var ledger = TailLedger()
+        ledger.reset("van", version: 1, line: 600, isLine: true, lastFix: nil)
+        let mark = AppendedTails.foldMark(key: "van", line: 600)
+        #expect(mark >= AppendedTails.minimumFold && mark <= AppendedTails.minimumFold * 3 / 2)
+        #expect(ledger.append("van", seq: 2, count: mark - 1, time: nil) == false)
+        #expect(ledger.append("van", seq: 3, count: 1, time: nil) == true)
+        // Marks differ between routes, which is what spreads a fleet's folds.
+        let marks = Set((0..<100).map { AppendedTails.foldMark(key: "veh-\($0)", line: 500) })
+        #expect(marks.count > 20)
+    }
+}
