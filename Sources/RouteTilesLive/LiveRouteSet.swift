@@ -445,7 +445,9 @@ public final class LiveRouteSet: Sendable {
         var header = route
         header.parts = []
         let drawn = state.entries.values.withEntry(at: index) { entry -> (chunk: Int, slot: Int, tiler: RouteTiler, position: LivePosition?, dropped: Int)? in
-            guard entry.pointCount > route.pointCount, route.parts.last?.last == entry.lastPosition else { return nil }
+            // Cheap signs first, so that a put which is no trim does not build its tiler twice.
+            guard entry.pointCount > route.pointCount, route.parts.last?.last == entry.lastPosition, !route.geodesic,
+                  (entry.pointCount - route.pointCount) % TrackRetention.blockStep == 0 else { return nil }
             let tiler = RouteTiler(routes: [route], options: options)
             guard let trim = tiler.tilesChanged(byTrimming: entry.tiler) else { return nil }
             invalidated.formUnion(trim.changed)
