@@ -70,6 +70,29 @@ import RouteTiles
         #expect(Array(new.importance) == Array(old.importance.dropFirst(cut)))
     }
 
+    /// A gap at the cut: the positions dropped lie 0.3° away, so the segment that ends at the new first position
+    /// crosses tiles that no other segment draws in, and those change too.
+    @Test func theSegmentIntoTheNewFirstPositionIsDroppedWithItsTiles() throws {
+        let options = Self.options()
+        var line = Self.line(seed: 0)
+        for i in 0..<256 { line[i].longitude += 0.3 }
+        let route = Route(id: .string("t"), parts: [line])
+        let old = RouteTiler(routes: [route], options: options)
+        let trimmedRoute = try #require(TrackRetention.trimmed(route, keeping: 800))
+        #expect(trimmedRoute.pointCount == line.count - 256)
+        let new = RouteTiler(routes: [trimmedRoute], options: options)
+        let trim = try #require(new.tilesChanged(byTrimming: old))
+        let gap = RouteTiler(routes: [Route(parts: [[line[255], line[256]]])], options: options).cover()
+        let elsewhere = RouteTiler(routes: [Route(parts: [Array(line.prefix(256))])], options: options).cover()
+            .union(new.cover())
+        #expect(!gap.subtracting(elsewhere).isEmpty, "the gap's segment has tiles of its own")
+        for tile in old.cover() where old.tile(tile) != new.tile(tile) {
+            #expect(trim.changed.contains(tile), "\(tile) changed but was not invalidated")
+        }
+        #expect(Set(trim.changed) == RouteTiler(routes: [Route(parts: [Array(line.prefix(257))])], options: options).cover())
+        #expect(new.cover() == old.cover().subtracting(trim.left))
+    }
+
     @Test func otherCutsAndWholeRouteValuesAreNotBlockTrims() throws {
         let line = Self.line(seed: 0)
         var options = Self.options()
