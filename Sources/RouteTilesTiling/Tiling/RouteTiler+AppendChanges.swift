@@ -55,15 +55,8 @@ extension RouteTiler {
 
     /// The segments of the last line from vertex `vertex` on, in every world copy that meets the root tile.
     func spansOfLastLine(from vertex: Int) -> [SegmentSpan] {
-        let line = projected.lineCount - 1, last = projected.pointCount - 1
-        guard line >= 0, vertex < last else { return [] }
-        let root = WebMercator.bounds(of: TileID(z: 0, x: 0, y: 0), extent: options.extent, buffer: options.buffer)
-        var piece = SpanList()
-        for shift in [Int32(-1), 0, 1] {
-            let span = SegmentSpan(line: Int32(line), shift: shift, first: Int32(vertex), end: Int32(last))
-            SpanFilter.select([span], meeting: root, in: projected, into: &piece)
-        }
-        return piece.spans
+        guard projected.lineCount > 0 else { return [] }
+        return spans(ofLine: projected.lineCount - 1, from: vertex, through: projected.pointCount - 1)
     }
 
     /// The tiles in which the segments of `spans` (a few new ones) have a feature, at every zoom of the options:

@@ -8,6 +8,13 @@ extension RouteTiler {
         cover(of: rootSpans, zooms: zooms ?? options.minZoom...options.maxZoom)
     }
 
+    /// A cutter that writes no properties, for finding whether a tile has a feature, which depends on its geometry
+    /// alone.
+    func makeGeometryCutter() -> TileCutter {
+        TileCutter(set: projected, importance: importance, options: options,
+                   featureProperties: featureProperties.map { _ in [] }, layerSlots: layerSlots)
+    }
+
     /// The tiles in which the segments of `spans` (world-copy spans that meet the root tile) have a feature.
     ///
     /// A tile the spans are cut in without a feature is not descended into: the spans reach a tile's children
@@ -19,10 +26,8 @@ extension RouteTiler {
         let deepest = min(options.maxZoom, wanted.upperBound)
         var out = Set<TileID>()
         guard !spans.isEmpty, wanted.lowerBound <= deepest else { return out }
-        // Whether a tile has a feature depends on its geometry alone: the cutter writes no properties here, and one
-        // layer takes the features of many tiles, made anew only now and then to bound its size.
-        var cutter = TileCutter(set: projected, importance: importance, options: options,
-                                featureProperties: featureProperties.map { _ in [] }, layerSlots: layerSlots)
+        // One layer takes the features of many tiles, made anew only now and then to bound its size.
+        var cutter = makeGeometryCutter()
         var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
         var stack = [SubtreeTask(tile: TileID(z: 0, x: 0, y: 0), spans: spans)]
         while let task = stack.popLast() {

@@ -33,9 +33,8 @@ extension RouteTiler {
             }
         }
         guard same else { return nil }
-        let changed = old.drawnTiles(by: old.spansOfLine(through: cut))
-        var cutter = TileCutter(set: projected, importance: importance, options: options,
-                                featureProperties: featureProperties.map { _ in [] }, layerSlots: layerSlots)
+        let changed = old.drawnTiles(by: old.spans(ofLine: 0, from: 0, through: cut))
+        var cutter = makeGeometryCutter()
         var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
         let kept = projected.bounds
         var left: [TileID] = []
@@ -48,17 +47,5 @@ extension RouteTiler {
             if spans.isEmpty || cutter.cut(tile, spans: spans, into: &layer) == 0 { left.append(tile) }
         }
         return (changed, left)
-    }
-
-    /// The segments of the first line up to vertex `vertex`, in every world copy that meets the root tile.
-    func spansOfLine(through vertex: Int) -> [SegmentSpan] {
-        guard projected.lineCount > 0, vertex > 0, vertex < projected.lineStarts[1] else { return [] }
-        let root = WebMercator.bounds(of: TileID(z: 0, x: 0, y: 0), extent: options.extent, buffer: options.buffer)
-        var piece = SpanList()
-        for shift in [Int32(-1), 0, 1] {
-            let span = SegmentSpan(line: 0, shift: shift, first: 0, end: Int32(vertex))
-            SpanFilter.select([span], meeting: root, in: projected, into: &piece)
-        }
-        return piece.spans
     }
 }

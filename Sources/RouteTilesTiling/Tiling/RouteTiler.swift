@@ -137,6 +137,19 @@ public final class RouteTiler: Sendable {
         return out.spans
     }
 
+    /// The segments of line `line` from vertex `first` through vertex `end` (indices in the set's columns), in every
+    /// world copy that meets the root tile: a piece of a line that changed (appended or dropped segments).
+    func spans(ofLine line: Int, from first: Int, through end: Int) -> [SegmentSpan] {
+        guard first < end else { return [] }
+        let root = WebMercator.bounds(of: TileID(z: 0, x: 0, y: 0), extent: options.extent, buffer: options.buffer)
+        var piece = SpanList()
+        for shift in [Int32(-1), 0, 1] {
+            let span = SegmentSpan(line: Int32(line), shift: shift, first: Int32(first), end: Int32(end))
+            SpanFilter.select([span], meeting: root, in: projected, into: &piece)
+        }
+        return piece.spans
+    }
+
     /// The slot in `layerNames` that all routes share, or nil when they use several.
     package var onlyLayerSlot: Int? {
         guard let first = projected.routeInfos.first else { return 0 }
