@@ -111,9 +111,13 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // jemalloc (libjemalloc-dev) as the executable's allocator, with its options: linked by `routetiles` alone, so
+        // that an app embedding the library keeps its own allocator (Docs/ARCHITECTURE.md, "The allocator").
+        .target(name: "RouteTilesAllocator", linkerSettings: [.linkedLibrary("jemalloc")]),
         // The command-line shell over the core and the server.
         .executableTarget(name: "routetiles", dependencies: [
             "RouteTiles",
+            "RouteTilesAllocator",
             "RouteTilesServer",
             "RouteTilesSeed",
             "RouteTilesPurge",

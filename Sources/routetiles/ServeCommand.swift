@@ -212,6 +212,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "routetiles")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        logger.debug("allocator: \(Allocator.name)")
         // Read again after validate(): the file's content, as validate() checked it.
         let writeToken = try writeTokenSource()?.token
         let backend: TileBackend

@@ -22,6 +22,20 @@ import RouteTiles
         return result
     }
 
+    /// The executable's malloc is jemalloc's (linked by RouteTilesAllocator, for the write path's speed), and the
+    /// check behind `--version` tells when it is not: with glibc's debugging malloc preloaded in front of it, the
+    /// same binary names the system's malloc.
+    @Test func theExecutableAllocatesThroughJemalloc() async throws {
+        let linked = try await ExternalTool.runDetached(ExternalTool.routetiles, ["--version"])
+        #expect(linked.status == 0)
+        #expect(linked.text.contains("(allocator: jemalloc 5."), "\(linked.text)")
+        let debugMalloc = "/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0"
+        guard FileManager.default.fileExists(atPath: debugMalloc) else { return }
+        let preloaded = try await ExternalTool.runDetached(ExternalTool.routetiles, ["--version"],
+                                                           environment: ["LD_PRELOAD": debugMalloc])
+        #expect(preloaded.text.contains("(allocator: the system's malloc)"), "\(preloaded.text)")
+    }
+
     @Test func buildsTheSamplesWithMetadataAndTileJSON() async throws {
         let tmp = try TemporaryFolder()
         let out = tmp.path("samples")
