@@ -430,7 +430,22 @@ public final class SQLiteRouteStore: RouteStore {
         defer { s.reset() }
         s.bind(1, key)
         guard try s.step() else { return nil }
-        return row(s, tail: try tail(ledger.live(key, rowVersion: s.int64(1)), db))
+        return row(s, tail: try tail(of: key, rowVersion: s.int64(1), db, ledger))
+    }
+
+    /// `key`'s tail past `rowVersion` (its row's version, read in this transaction): from the positions the ledger
+    /// kept when it knows them all, with the fix time of the last row (one lookup); otherwise row by row.
+    private static func tail(of key: String, rowVersion: Int64, _ db: SQLiteDatabase, _ ledger: TailLedger) throws -> TailRead {
+        let rows = ledger.live(key, rowVersion: rowVersion)
+        guard let points = ledger.knownPoints(key, rowVersion: rowVersion), let last = rows.last else {
+            return try tail(rows, db)
+        }
+        let time = try db.cached("SELECT changed_at FROM route_changes WHERE seq = ?")
+        defer { time.reset() }
+        time.bind(1, last)
+        // The ledger lists only rows it saw written in this file: a row missing is a broken file, read row by row.
+        guard try time.step() else { return try tail(rows, db) }
+        return TailRead(points: points, last: last, lastFix: time.double(0))
     }
 
     /// The changes after `sequence`, at most `limit`, in order.
@@ -534,7 +549,7 @@ public final class SQLiteRouteStore: RouteStore {
             let wkb = read.blob(0)
             let rowVersion = read.int64(1)
             read.reset()
-            let tail = try Self.tail(ledger.live(key, rowVersion: rowVersion), db)
+            let tail = try Self.tail(of: key, rowVersion: rowVersion, db, ledger)
             guard !tail.points.isEmpty, try writeTail(tail, onto: wkb, of: key, in: db) else { continue }
             ledger.folded(key, through: tail.last)
         }
@@ -645,7 +660,7 @@ public final class SQLiteRouteStore: RouteStore {
             // The positions go to the route's tail, the feed's row of the append: the stored line is not rewritten
             // (`AppendedTails`).
             let made = try change(key, .append, base: version, points: points, time: Date().timeIntervalSince1970)
-            if ledger.append(key, seq: made.sequence, count: points.count, time: made.time) { due.append(key) }
+            if ledger.append(key, seq: made.sequence, count: points.count, time: made.time, points: points) { due.append(key) }
             return .committed(changes: [made], written: [])
         }
     }

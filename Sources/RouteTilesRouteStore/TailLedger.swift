@@ -1,3 +1,5 @@
+import RouteTilesModel
+
 /// What a durable store (SQLite, PostgreSQL) keeps in memory of every route: its row version, line size, kind, and
 /// the rows of its tail (its appends since the line was last written, which are rows of the change feed), so that
 /// no write reads or writes a per-route index and an append reads no row of `routes`. A commit of 100 fixes to as many routes then
@@ -11,6 +13,9 @@
 /// rows by the route's row version, read in the same transaction (`live(_:rowVersion:)`).
 package struct TailLedger: Sendable {
     /// One route's tail: the sequence numbers of its rows in order, with their positions and the last fix time.
+    ///
+    /// Equal tails list the same rows of the same route state; the positions kept in memory (`points`) are a copy
+    /// of what those rows hold, which one ledger may know and another not, and do not count.
     package struct Tail: Sendable, Equatable {
         /// `routes.version` as last seen; rows at or below it are not in the tail.
         package var rowVersion: Int64
@@ -21,6 +26,16 @@ package struct TailLedger: Sendable {
         package var rows: [Int64] = []
         package var positions = 0
         package var lastFix: Double?
+        /// The positions of `rows`, in order, when this process knows them all (`pointsKnown`): its own appends, up
+        /// to `keptPoints`. A fold then reads no tail row (`knownPoints(_:rowVersion:)`).
+        package private(set) var points: [Coordinate] = []
+        /// Whether `points` holds every position of `rows` (and so as many as `positions`). An empty tail's are
+        /// known; a tail learnt from the file (its rows listed without their positions), extended by another
+        /// process's append, or grown past `keptPoints`, is not, and is read from its rows.
+        package private(set) var pointsKnown = true
+
+        /// `points`, when they are the positions of every row.
+        var knownPoints: [Coordinate]? { pointsKnown && points.count == positions ? points : nil }
 
         package init(rowVersion: Int64, line: Int) {
             self.rowVersion = rowVersion
@@ -29,7 +44,45 @@ package struct TailLedger: Sendable {
 
         /// The route's version: that of its row, or of the last append to its tail if later.
         package var version: Int64 { max(rowVersion, rows.last ?? 0) }
+
+        package static func == (a: Tail, b: Tail) -> Bool {
+            a.rowVersion == b.rowVersion && a.line == b.line && a.isLine == b.isLine && a.rows == b.rows
+                && a.positions == b.positions && a.lastFix == b.lastFix
+        }
+
+        /// Adds the positions of the row just counted in `positions`, or forgets them all when they are not given,
+        /// do not make up the count, or pass the cap.
+        mutating func keep(_ added: [Coordinate]?) {
+            guard pointsKnown else { return }
+            if let added, points.count + added.count == positions, positions <= TailLedger.keptPoints {
+                points.append(contentsOf: added)
+            } else {
+                forgetPoints()
+            }
+        }
+
+        /// The positions are read from the rows from now on.
+        mutating func forgetPoints() {
+            points = []
+            pointsKnown = false
+        }
+
+        /// No rows, so no positions to read.
+        mutating func startEmpty() {
+            points = []
+            pointsKnown = true
+        }
+
+        /// Takes the positions of the last rows off again, back to `count` (an append rolled back).
+        mutating func dropPoints(to count: Int) {
+            if pointsKnown && points.count >= count { points.removeLast(points.count - count) } else { forgetPoints() }
+        }
     }
+
+    /// The most positions a tail keeps in memory: a fleet's tails fold at half their line (Docs/FORMATS.md, "A
+    /// route's tail"), so vehicles with tracks of a few thousand positions are held whole, 16 bytes a position. A
+    /// longer tail (a track of a million positions) is read from its rows when it folds, once in its many appends.
+    package static let keptPoints = 4096
 
     private(set) var tails: [String: Tail] = [:]
     /// The newest change of the feed the ledger has taken in.
@@ -39,7 +92,7 @@ package struct TailLedger: Sendable {
     /// copy to extend them: that made each append cost its route's tail.
     private enum Undo {
         case tail(key: String, Tail?)
-        case appended(key: String, positions: Int, lastFix: Double?)
+        case appended(key: String, positions: Int, lastFix: Double?, points: Int)
     }
     /// The old values of what a write changed, newest last, for `rollBack(to:)`.
     private var undo: [Undo] = []
@@ -54,6 +107,13 @@ package struct TailLedger: Sendable {
     package func live(_ key: String, rowVersion: Int64) -> [Int64] {
         guard let tail = tails[key] else { return [] }
         return rowVersion > tail.rowVersion ? tail.rows.filter { $0 > rowVersion } : tail.rows
+    }
+
+    /// The positions of `live(key, rowVersion:)`, in order, when the ledger knows them all: the rows are its own
+    /// appends, and no other process folded any of them (the row's version is not past the tail's). Nil otherwise.
+    package func knownPoints(_ key: String, rowVersion: Int64) -> [Coordinate]? {
+        guard let tail = tails[key], rowVersion <= tail.rowVersion, !tail.rows.isEmpty else { return nil }
+        return tail.knownPoints
     }
 
     // MARK: Changes
@@ -76,14 +136,18 @@ package struct TailLedger: Sendable {
         set(key, nil)
     }
 
-    /// Adds the row `seq` of `count` positions to `key`'s tail; true when the route is due for a fold.
+    /// Adds the row `seq` of `count` positions to `key`'s tail; true when the route is due for a fold. `points`, the
+    /// row's positions when the caller has them (its own append), are kept for the fold (`knownPoints`); without
+    /// them the tail's positions are read from its rows.
     @discardableResult
-    package mutating func append(_ key: String, seq: Int64, count: Int, time: Double?) -> Bool {
+    package mutating func append(_ key: String, seq: Int64, count: Int, time: Double?, points: [Coordinate]? = nil) -> Bool {
         guard let index = tails.index(forKey: key), seq > tails.values[index].version else { return false }
-        undo.append(.appended(key: key, positions: tails.values[index].positions, lastFix: tails.values[index].lastFix))
+        undo.append(.appended(key: key, positions: tails.values[index].positions, lastFix: tails.values[index].lastFix,
+                              points: tails.values[index].points.count))
         // In place: the tail's rows are extended, not copied.
         tails.values[index].rows.append(seq)
         tails.values[index].positions += count
+        tails.values[index].keep(points)
         if let time { tails.values[index].lastFix = time }
         return AppendedTails.isDue(key: key, line: tails.values[index].line, tail: tails.values[index].positions)
     }
@@ -96,6 +160,9 @@ package struct TailLedger: Sendable {
         tail.rowVersion = max(tail.rowVersion, seq)
         tail.rows = kept
         tail.positions = kept.isEmpty ? 0 : tail.positions
+        // Folded whole, the tail starts empty with its positions known; in part, which rows' positions remain is not
+        // known here.
+        if kept.isEmpty { tail.startEmpty() } else { tail.forgetPoints() }
         set(key, tail)
     }
 
@@ -116,11 +183,12 @@ package struct TailLedger: Sendable {
             switch change {
             case let .tail(key, tail):
                 tails[key] = tail
-            case let .appended(key, positions, lastFix):
+            case let .appended(key, positions, lastFix, points):
                 guard let index = tails.index(forKey: key) else { continue }
                 tails.values[index].rows.removeLast()
                 tails.values[index].positions = positions
                 tails.values[index].lastFix = lastFix
+                tails.values[index].dropPoints(to: points)
             }
         }
         while undoSeen.count > mark.seen, let old = undoSeen.popLast() { seen = old }

@@ -117,6 +117,51 @@ import Testing
         await store.close()
     }
 
+    /// A store folds the tail it wrote itself from the positions its ledger kept, without reading the tail's rows:
+    /// rows altered behind its back (by the sqlite3 shell) do not reach the folded line, while a store that did not
+    /// write them (opened afterwards) reads the rows as they are. Both paths give the route back whole.
+    @Test func aFoldOfTheStoresOwnAppendsReadsNoTailRow() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("routes.db")
+        let store = try SQLiteRouteStore(path: path)
+        let start = Self.line(600, seed: 21)
+        _ = try await store.commit(.put([Route(id: .string("bus"), parts: [start])]))
+        let mark = AppendedTails.foldMark(key: "bus", line: 600)
+        var appended: [Coordinate] = []
+        // One short of the mark: no fold yet.
+        for step in 0..<(mark - 1) {
+            let fix = Coordinate(longitude: 2.2 + Double(step) * 1e-5, latitude: 48.9)
+            _ = try await store.commit(.append(key: "bus", points: [fix]))
+            appended.append(fix)
+        }
+        // Every tail row's positions replaced, behind the store's back, by one far away.
+        let far = WellKnownBinary.multiPoint([Coordinate(longitude: 100, latitude: -40)])
+        let hex = far.map { String(format: "%02X", $0) }.joined()
+        _ = try Self.sqlite(path, "UPDATE route_changes SET points = X'\(hex)' WHERE op = 'append'")
+        // A second store, opened now, learns the tail from the file: it reads the altered rows.
+        let other = try SQLiteRouteStore(path: path)
+        guard case let .route(seen)? = try await other.rows(["bus"])["bus"] else {
+            Issue.record("no route")
+            return
+        }
+        #expect(seen.route.parts.first?.last == Coordinate(longitude: 100, latitude: -40))
+        await other.close()
+        // The fix that reaches the mark folds the tail from the positions the first store kept.
+        let last = Coordinate(longitude: 2.3, latitude: 48.91)
+        _ = try await store.commit(.append(key: "bus", points: [last]))
+        appended.append(last)
+        _ = try await store.newestSequence() // after the fold it queued
+        #expect(Int(try Self.sqlite(path, Self.liveTailRows)) == 0, "no fold")
+        let reopened = try SQLiteRouteStore(path: path)
+        guard case let .route(folded)? = try await reopened.rows(["bus"])["bus"] else {
+            Issue.record("no route")
+            return
+        }
+        #expect(folded.route.parts == [start + appended])
+        await reopened.close()
+        await store.close()
+    }
+
     /// A store of schema 4 or 3 kept tails in `route_tails` (3 with an index by route): opened, its tails are folded
     /// into their lines and the table dropped (schema 5). The table, not the feed, is what counted: a feed row a
     /// prune took is not missed.
