@@ -26,16 +26,14 @@ package struct TailLedger: Sendable {
         package var rows: [Int64] = []
         package var positions = 0
         package var lastFix: Double?
-        /// The positions of `rows`, in order, when this process knows them all (`pointsKnown`): its own appends, up
-        /// to `keptPoints`. A fold then reads no tail row (`knownPoints(_:rowVersion:)`).
+        /// The positions of `rows`, in order, as this process appended them, up to `keptPoints`: they are all of the
+        /// tail's when there are as many as `positions` (`knownPoints`), and a fold then reads no tail row. A tail
+        /// learnt from the file (its rows listed without their positions), extended by another process's append,
+        /// partly folded, or grown past `keptPoints` holds none, and is read from its rows.
         package private(set) var points: [Coordinate] = []
-        /// Whether `points` holds every position of `rows` (and so as many as `positions`). An empty tail's are
-        /// known; a tail learnt from the file (its rows listed without their positions), extended by another
-        /// process's append, or grown past `keptPoints`, is not, and is read from its rows.
-        package private(set) var pointsKnown = true
 
         /// `points`, when they are the positions of every row.
-        var knownPoints: [Coordinate]? { pointsKnown && points.count == positions ? points : nil }
+        var knownPoints: [Coordinate]? { points.count == positions ? points : nil }
 
         package init(rowVersion: Int64, line: Int) {
             self.rowVersion = rowVersion
@@ -50,32 +48,19 @@ package struct TailLedger: Sendable {
                 && a.positions == b.positions && a.lastFix == b.lastFix
         }
 
-        /// Adds the positions of the row just counted in `positions`, or forgets them all when they are not given,
-        /// do not make up the count, or pass the cap.
+        /// Adds the positions of the row just counted in `positions`, or lets go of them all when they are not
+        /// given, do not make up the count, or pass the cap (the tail is then read from its rows until it folds).
         mutating func keep(_ added: [Coordinate]?) {
-            guard pointsKnown else { return }
             if let added, points.count + added.count == positions, positions <= TailLedger.keptPoints {
                 points.append(contentsOf: added)
             } else {
-                forgetPoints()
+                points = []
             }
         }
 
-        /// The positions are read from the rows from now on.
-        mutating func forgetPoints() {
-            points = []
-            pointsKnown = false
-        }
-
-        /// No rows, so no positions to read.
-        mutating func startEmpty() {
-            points = []
-            pointsKnown = true
-        }
-
-        /// Takes the positions of the last rows off again, back to `count` (an append rolled back).
+        /// Takes the positions of the last row off again, back to `count` (an append rolled back).
         mutating func dropPoints(to count: Int) {
-            if pointsKnown && points.count >= count { points.removeLast(points.count - count) } else { forgetPoints() }
+            if points.count >= count { points.removeLast(points.count - count) } else { points = [] }
         }
     }
 
@@ -160,9 +145,9 @@ package struct TailLedger: Sendable {
         tail.rowVersion = max(tail.rowVersion, seq)
         tail.rows = kept
         tail.positions = kept.isEmpty ? 0 : tail.positions
-        // Folded whole, the tail starts empty with its positions known; in part, which rows' positions remain is not
-        // known here.
-        if kept.isEmpty { tail.startEmpty() } else { tail.forgetPoints() }
+        // Folded whole, the tail is empty and so are its positions; in part, which rows' positions remain is not
+        // known here: none are kept, and the rest is read from the rows.
+        tail.dropPoints(to: 0)
         set(key, tail)
     }
 
