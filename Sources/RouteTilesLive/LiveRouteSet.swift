@@ -40,6 +40,16 @@ public final class LiveRouteSet: Sendable {
         public var invalidated: [TileID]
         /// The generation it produced.
         public var generation: UInt64
+        /// Tiles under which every tile, down to the greatest zoom, counts as changed too, sorted: an append whose
+        /// new segments are drawn in more tiles than `TilingOptions.appendTileLimit` lists them only down to a zoom.
+        /// Usually empty.
+        public var subtrees: [TileID] = []
+
+        /// Takes in the tiles and subtrees of `other`, a change applied with this one.
+        mutating func formUnion(tilesOf other: Change) {
+            invalidated = Array(Set(invalidated).union(other.invalidated)).sorted()
+            if !other.subtrees.isEmpty { subtrees = Array(Set(subtrees).union(other.subtrees)).sorted() }
+        }
     }
 
     /// A route as the set holds it: its tiler (the positions projected), and the route as read but for its
@@ -60,14 +70,15 @@ public final class LiveRouteSet: Sendable {
         var slot = 0
         /// Nil until first needed, or until `fillCovers` reaches it: a set loaded at start-up answers tiles at once
         /// and finds its covers (a cut of every tile of every route) afterwards.
-        var cover: Set<TileID>?
-        /// The tiles the last append drew in, all in `cover` (when there is one): the next fix's segment starts where
-        /// that one ended and is mostly drawn in the same tiles, which need not be looked up in the set again.
+        var cover: RouteCover?
+        /// The tiles the last append drew in, when a few, all in `cover` (when there is one): the next fix's segment
+        /// starts where that one ended and is mostly drawn in the same tiles, which need not be looked up in the
+        /// set again.
         var lastDrawn: [TileID] = []
 
         init(route: Route, lastFix: Double?, options: TilingOptions) {
             self.init(route: route, lastFix: lastFix, tiler: RouteTiler(routes: [route], options: options))
-            cover = RouteCover.tiles(of: tiler)
+            cover = RouteCover(of: tiler)
         }
 
         init(route: Route, lastFix: Double?, tiler: RouteTiler) {
@@ -81,12 +92,23 @@ public final class LiveRouteSet: Sendable {
             cover = nil
         }
 
-        /// Adds to the cover the tiles an append drew in, but for those the append before drew in too.
-        mutating func coverGrows(by drawn: [TileID]) {
+        /// Adds to the cover the tiles an append drew in. A fix's few tiles are compared with those the append
+        /// before drew in (a few dozen, mostly the same), and only the new ones are hashed into the cover; a long
+        /// segment's tiles are added to the cover's set as they come, in time proportional to their number.
+        mutating func coverGrows(by appended: AppendedTiles) {
             guard cover != nil else { return }
-            for tile in drawn where !lastDrawn.contains(tile) { cover?.insert(tile) }
-            lastDrawn = drawn
+            let drawn = appended.drawn
+            if drawn.count <= Self.fewTiles && lastDrawn.count <= Self.fewTiles {
+                for tile in drawn where !lastDrawn.contains(tile) { cover?.tiles.insert(tile) }
+            } else {
+                cover?.tiles.formUnion(drawn)
+            }
+            if !appended.subtrees.isEmpty { cover?.subtrees.formUnion(appended.subtrees) }
+            lastDrawn = drawn.count <= Self.fewTiles ? drawn : []
         }
+
+        /// The most tiles `lastDrawn` keeps: two lists of this length are compared pairwise.
+        static let fewTiles = 64
 
         /// The route's point in the position layer, kept as the route changes (`place(options:)`), so that a
         /// chunk rebuilt for another route's change does not work it out again.
@@ -105,7 +127,7 @@ public final class LiveRouteSet: Sendable {
         }
 
         /// The cover, found now if it was not yet.
-        var knownCover: Set<TileID> { cover ?? RouteCover.tiles(of: tiler) }
+        var knownCover: RouteCover { cover ?? RouteCover(of: tiler) }
     }
 
     private struct State: Sendable {
@@ -222,6 +244,8 @@ public final class LiveRouteSet: Sendable {
     private let state: Mutex<State>
     /// What readers see.
     private let current: Mutex<Snapshot>
+    /// `State.withoutCover`, published by the writers for readers that must not wait on them.
+    private let coversPending: Atomic<Int>
 
     /// Starts with `routes`; a route without an id gets the next free number, which is also its feature id.
     /// `lastFixes` says, by key, when a route's last position arrived (for the position layer's `fix_time`).
@@ -252,6 +276,7 @@ public final class LiveRouteSet: Sendable {
             state.store(entry, at: key)
         }
         let snapshot = Self.snapshot(of: &state, options: options, generation: 0)
+        coversPending = Atomic(state.withoutCover)
         self.state = Mutex(state)
         current = Mutex(snapshot)
     }
@@ -286,12 +311,13 @@ public final class LiveRouteSet: Sendable {
             guard let tiler = state.withLock({ state in state.entries[key].flatMap { $0.cover == nil ? $0.tiler : nil } }) else {
                 continue
             }
-            let cover = RouteCover.tiles(of: tiler)
+            let cover = RouteCover(of: tiler)
             state.withLock { state in
                 // Only if the route was not changed meanwhile: a new tiler has its own cover.
                 if let entry = state.entries[key], entry.cover == nil, entry.tiler === tiler {
                     state.entries[key]?.cover = cover
                     state.withoutCover -= 1
+                    coversPending.store(state.withoutCover, ordering: .relaxed)
                     found += 1
                 }
             }
@@ -299,8 +325,9 @@ public final class LiveRouteSet: Sendable {
         return found
     }
 
-    /// How many routes have no cover yet (for `/health` and tests).
-    package var routesWithoutCover: Int { state.withLock { $0.withoutCover } }
+    /// How many routes have no cover yet (for `/health` and tests), read without the writers' lock, so that the
+    /// health check never waits on a write.
+    package var routesWithoutCover: Int { coversPending.load(ordering: .relaxed) }
 
     /// The current generation.
     public var snapshot: Snapshot { current.withLock { $0 } }
@@ -359,7 +386,7 @@ public final class LiveRouteSet: Sendable {
     public func apply(_ edits: [Edit]) -> Change {
         write { state in
             var keys: [String] = []
-            var invalidated = Set<TileID>()
+            var invalidated = TileInvalidation()
             let plan = Self.appendPlan(for: edits, in: state)
             invalidated.formUnion(plan.changed)
             for (index, edit) in edits.enumerated() {
@@ -394,8 +421,8 @@ public final class LiveRouteSet: Sendable {
 
     /// Removes a route; nil when there is none under `key`.
     public func remove(key: String) -> Change? {
-        write { state -> ([String], Set<TileID>)? in
-            var invalidated = Set<TileID>()
+        write { state -> ([String], TileInvalidation)? in
+            var invalidated = TileInvalidation()
             guard Self.remove(key, from: &state, invalidating: &invalidated) else { return nil }
             return ([key], invalidated)
         }
@@ -407,15 +434,15 @@ public final class LiveRouteSet: Sendable {
     /// line's last block changed; every tile of the route when its features carry `length_m`.
     /// The route's tiler is extended, not rebuilt: the work follows the new points (see `RouteTiler.appending`).
     public func append(key: String, points: [Coordinate], time: Double? = nil) -> Change? {
-        write { state -> ([String], Set<TileID>)? in
-            var invalidated = Set<TileID>()
+        write { state -> ([String], TileInvalidation)? in
+            var invalidated = TileInvalidation()
             guard Self.append(points, time: time, to: key, in: &state, invalidating: &invalidated, options: options) else { return nil }
             return ([key], invalidated)
         }
     }
 
     private static func put(_ route: Route, lastFix: Double?, into state: inout State,
-                            invalidating invalidated: inout Set<TileID>, options: TilingOptions) -> String {
+                            invalidating invalidated: inout TileInvalidation, options: TilingOptions) -> String {
         var route = route
         let key = assignKey(&route, state: &state)
         if trim(key, to: route, lastFix: lastFix, in: &state, invalidating: &invalidated, options: options) { return key }
@@ -440,7 +467,7 @@ public final class LiveRouteSet: Sendable {
     /// the tiles they were drawn in are invalidated, and the cover loses those the route no longer draws in, where
     /// a put would cut the route's whole cover at every zoom, old and new. False, changing nothing, otherwise.
     private static func trim(_ key: String, to route: Route, lastFix: Double?, in state: inout State,
-                             invalidating invalidated: inout Set<TileID>, options: TilingOptions) -> Bool {
+                             invalidating invalidated: inout TileInvalidation, options: TilingOptions) -> Bool {
         guard route.kind == .line, route.parts.count == 1, let index = state.entries.index(forKey: key) else { return false }
         var header = route
         header.parts = []
@@ -450,9 +477,9 @@ public final class LiveRouteSet: Sendable {
                   (entry.pointCount - route.pointCount) % TrackRetention.blockStep == 0 else { return nil }
             let tiler = RouteTiler(routes: [route], options: options)
             guard let trim = tiler.tilesChanged(byTrimming: entry.tiler) else { return nil }
-            invalidated.formUnion(trim.changed)
+            invalidated.tiles.formUnion(trim.changed)
             if !trim.left.isEmpty {
-                for tile in trim.left { entry.cover?.remove(tile) }
+                for tile in trim.left { entry.cover?.tiles.remove(tile) }
                 entry.lastDrawn.removeAll { trim.left.contains($0) }
             }
             let dropped = entry.pointCount - route.pointCount
@@ -471,7 +498,7 @@ public final class LiveRouteSet: Sendable {
         return true
     }
 
-    private static func remove(_ key: String, from state: inout State, invalidating invalidated: inout Set<TileID>) -> Bool {
+    private static func remove(_ key: String, from state: inout State, invalidating invalidated: inout TileInvalidation) -> Bool {
         guard let old = state.discard(key) else { return false }
         state.unplace(chunk: old.chunk, slot: old.slot)
         state.pointCount -= old.pointCount
@@ -483,13 +510,12 @@ public final class LiveRouteSet: Sendable {
     /// an append that reads only the route itself.
     private struct Extension: Sendable {
         let tiler: RouteTiler
-        let changed: [TileID]
-        let drawn: [TileID]
+        let tiles: AppendedTiles
 
         init?(_ old: RouteTiler, joint: Coordinate?, points: [Coordinate]) {
             guard !points.isEmpty, let joint, let tiler = old.appending(points, after: joint) else { return nil }
             self.tiler = tiler
-            (changed, drawn) = tiler.tilesChanged(byAppendingTo: old)
+            tiles = tiler.tilesChanged(byAppendingTo: old)
         }
     }
 
@@ -506,7 +532,7 @@ public final class LiveRouteSet: Sendable {
         var runs: [Run?]
         /// The tiles the extensions worked out ahead changed, together (each worker's union, so the writer does not
         /// insert every extension's tiles one by one).
-        var changed = Set<TileID>()
+        var changed = TileInvalidation()
     }
 
     /// The appends of `edits`, planned. A route that only appends in the batch (no put or remove of it) is extended
@@ -551,17 +577,17 @@ public final class LiveRouteSet: Sendable {
         let workers = Self.cores
         guard workers > 1, work.count >= 16 else { return plan }
         let jobs = work
-        let found = Mutex<(extensions: [(Int, Extension)], changed: Set<TileID>)>(([], []))
+        let found = Mutex<(extensions: [(Int, Extension)], changed: TileInvalidation)>(([], TileInvalidation()))
         let next = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: min(workers, work.count)) { _ in
             var extensions: [(Int, Extension)] = []
-            var changed = Set<TileID>()
+            var changed = TileInvalidation()
             while true {
                 let slot = next.add(1, ordering: .relaxed).oldValue
                 guard slot < jobs.count else { break }
                 let item = jobs[slot]
                 guard let extension_ = Extension(item.tiler, joint: item.joint, points: item.points) else { continue }
-                changed.formUnion(extension_.changed)
+                changed.formUnion(extension_.tiles)
                 extensions.append((item.index, extension_))
             }
             found.withLock { found in
@@ -576,7 +602,7 @@ public final class LiveRouteSet: Sendable {
     }
 
     private static func append(_ points: [Coordinate], time: Double?, to key: String, in state: inout State,
-                               invalidating invalidated: inout Set<TileID>, options: TilingOptions,
+                               invalidating invalidated: inout TileInvalidation, options: TilingOptions,
                                extended planned: Extension? = nil) -> Bool {
         guard let index = state.entries.index(forKey: key) else { return false }
         // Changed where it is in the table (its cover's set is extended in place, not copied), and drawn anew in its
@@ -585,7 +611,7 @@ public final class LiveRouteSet: Sendable {
             guard let extended = planned ?? Extension(entry.tiler, joint: entry.lastPosition, points: points),
                   let joint = entry.lastPosition else { return nil }
             // An extension worked out ahead has its tiles in the plan's union already.
-            if planned == nil { invalidated.formUnion(extended.changed) }
+            if planned == nil { invalidated.formUnion(extended.tiles) }
             // A value of the whole route in every feature (`length_m`, line metrics) changes every tile of it.
             if options.routeLength || options.lineMetrics { invalidated.formUnion(entry.knownCover) }
             entry.tiler = extended.tiler
@@ -596,7 +622,7 @@ public final class LiveRouteSet: Sendable {
             entry.pointCount += points.count
             // A cover not found yet stays so: when it is found, from the extended tiler, it holds the new tiles too.
             // An append then costs its new segments, not a cut of the whole route at every zoom.
-            entry.coverGrows(by: extended.drawn)
+            entry.coverGrows(by: extended.tiles)
             return (entry.chunk, entry.slot, entry.tiler, entry.position)
         }
         guard let drawn else { return true }
@@ -607,8 +633,8 @@ public final class LiveRouteSet: Sendable {
         return true
     }
 
-    private func write(_ body: (inout State) -> ([String], Set<TileID>)) -> Change {
-        write { state -> ([String], Set<TileID>)? in body(&state) } ?? Change(keys: [], invalidated: [], generation: snapshot.generation)
+    private func write(_ body: (inout State) -> ([String], TileInvalidation)) -> Change {
+        write { state -> ([String], TileInvalidation)? in body(&state) } ?? Change(keys: [], invalidated: [], generation: snapshot.generation)
     }
 
     /// Applies a change and swaps in the next snapshot while still holding the writers' lock, so that snapshots
@@ -616,8 +642,8 @@ public final class LiveRouteSet: Sendable {
     ///
     /// The snapshot replaced is let go on another thread: when no reader holds it, that frees the tilers the change
     /// replaced (a route's arrays, index and tree), work the writer need not wait for.
-    private func write(_ body: (inout State) -> ([String], Set<TileID>)?) -> Change? {
-        let done = state.withLock { state -> (Change, Snapshot)? in
+    private func write(_ body: (inout State) -> ([String], TileInvalidation)?) -> Change? {
+        let done = state.withLock { state -> (keys: [String], invalidated: TileInvalidation, generation: UInt64, replaced: Snapshot)? in
             guard let (keys, invalidated) = body(&state) else { return nil }
             let generation = current.withLock { $0.generation } + 1
             let next = Self.snapshot(of: &state, options: options, generation: generation)
@@ -625,11 +651,14 @@ public final class LiveRouteSet: Sendable {
                 defer { current = next }
                 return current
             }
-            return (Change(keys: keys, invalidated: invalidated.sorted(), generation: generation), replaced)
+            coversPending.store(state.withoutCover, ordering: .relaxed)
+            return (keys, invalidated, generation, replaced)
         }
-        guard let (change, replaced) = done else { return nil }
-        Self.release.async { withExtendedLifetime(replaced) {} }
-        return change
+        guard let done else { return nil }
+        Self.release.async { withExtendedLifetime(done.replaced) {} }
+        // Sorted out of the lock: a long segment's change lists thousands of tiles.
+        return Change(keys: done.keys, invalidated: done.invalidated.tiles.sorted(), generation: done.generation,
+                      subtrees: done.invalidated.subtrees.sorted())
     }
 
     /// The cores the process may use, read once (`activeProcessorCount` reads the cgroup's quota from a file on

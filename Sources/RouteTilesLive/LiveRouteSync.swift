@@ -80,11 +80,11 @@ public final class LiveRouteSync: Sendable {
         /// The tiles the last catch-ups invalidated, by the sequences they applied (the newest 64): a write that a
         /// catch-up applied before its own round could (woken by the store's notice of that very commit) answers
         /// with the tiles it invalidated there.
-        var recentCatchUps: [(sequences: ClosedRange<Int64>, invalidated: [TileID])] = []
+        var recentCatchUps: [(sequences: ClosedRange<Int64>, change: LiveRouteSet.Change)] = []
 
-        mutating func recordCatchUp(_ sequences: ClosedRange<Int64>, invalidated: [TileID]) {
+        mutating func recordCatchUp(_ sequences: ClosedRange<Int64>, change: LiveRouteSet.Change) {
             if recentCatchUps.count == 64 { recentCatchUps.removeFirst() }
-            recentCatchUps.append((sequences, invalidated))
+            recentCatchUps.append((sequences, change))
         }
 
         /// Of `problems`, those not reported before; they are counted and remembered.
@@ -316,14 +316,14 @@ public final class LiveRouteSync: Sendable {
                     // What a catch-up applied of this round already (woken by the store's notice of its commit).
                     let done = status.applied
                     if done >= first {
-                        merged.invalidated = state.withLock { state in
-                            Array(Set(state.recentCatchUps.lazy.filter { $0.sequences.overlaps(first...min(last, done)) }
-                                .flatMap(\.invalidated))).sorted()
+                        let earlier = state.withLock { state in
+                            state.recentCatchUps.filter { $0.sequences.overlaps(first...min(last, done)) }.map(\.change)
                         }
+                        for change in earlier { merged.formUnion(tilesOf: change) }
                     }
                     while status.applied < last {
                         guard let caughtUp = try await catchUpLocked() else { break }
-                        merged.invalidated = Array(Set(merged.invalidated).union(caughtUp.change.invalidated)).sorted()
+                        merged.formUnion(tilesOf: caughtUp.change)
                         merged.generation = caughtUp.change.generation
                     }
                     merged.keys = changes.map(\.key).uniqued()
@@ -554,7 +554,7 @@ public final class LiveRouteSync: Sendable {
             badRows = state.newlyBad(badRows)
         }
         let change = routes.apply(edits)
-        state.withLock { $0.recordCatchUp(first...last, invalidated: change.invalidated) }
+        state.withLock { $0.recordCatchUp(first...last, change: change) }
         let applied = Applied(change: change, sequences: first...last, changeCount: page.count, badRows: badRows,
                               duration: ContinuousClock.now - started)
         onApplied(applied)
@@ -608,7 +608,7 @@ public final class LiveRouteSync: Sendable {
     private func merge(_ a: Applied, _ b: Applied) -> Applied {
         var change = b.change
         change.keys = (a.change.keys + b.change.keys).uniqued()
-        change.invalidated = Array(Set(a.change.invalidated).union(b.change.invalidated)).sorted()
+        change.formUnion(tilesOf: a.change)
         return Applied(change: change, sequences: a.sequences.lowerBound...b.sequences.upperBound,
                        changeCount: a.changeCount + b.changeCount, badRows: a.badRows + b.badRows)
     }

@@ -37,6 +37,14 @@ final class CachePurgeNode: Sendable {
         wake.yield()
     }
 
+    /// Replaces the tiles waiting with one ban of every tile, and wakes the loop; returns at once.
+    func ban(because reason: String) {
+        queue.withLock { $0.ban() }
+        metrics.queued.record(0)
+        logger.notice("cache \(target.base): \(reason); every tile under \(target.banURL) is banned")
+        wake.yield()
+    }
+
     /// Sends purges until cancelled.
     func run(client: HTTPClient) async {
         var iterator = wakeUps.makeAsyncIterator()

@@ -51,6 +51,18 @@ public final class CachePurger: Service, Sendable {
         for node in nodes { node.add(tiles) }
     }
 
+    /// Queues a purge of the tiles a live change invalidated for every cache. A change with subtrees (an append
+    /// drawn in more tiles than it lists, `LiveRouteSet.Change.subtrees`) is sent as one ban of every tile instead,
+    /// the one request that reaches every tile under them. Returns at once.
+    public func purge(_ change: LiveRouteSet.Change) {
+        guard change.subtrees.isEmpty else {
+            let reason = "a change of \(change.keys.joined(separator: ", ")) is drawn in tiles below \(change.subtrees.count) listed subtree(s)"
+            for node in nodes { node.ban(because: reason) }
+            return
+        }
+        purge(change.invalidated)
+    }
+
     /// Tiles waiting, summed over the caches.
     public var queuedTiles: Int { nodes.reduce(0) { $0 + $1.queued } }
 

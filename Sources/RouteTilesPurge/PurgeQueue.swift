@@ -42,6 +42,13 @@ struct PurgeQueue {
         return overflowIfNeeded()
     }
 
+    /// Drops the tiles waiting and queues one ban of every tile in their place: for a change whose tiles are not
+    /// all listed (`LiveRouteSet.Change.subtrees`).
+    mutating func ban() {
+        dropAll()
+        banWaits = true
+    }
+
     /// Puts back a ban that failed.
     mutating func retryBan() {
         dropAll()

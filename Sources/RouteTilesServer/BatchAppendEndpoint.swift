@@ -14,9 +14,9 @@ extension RouteTilesResponder {
         case let .success(write): (sync, body) = (write.sync, write.body)
         case let .failure(refusal): return refusal.response
         }
-        let lists: [(key: String, points: Result<[Coordinate], PositionListReader.Problem>)]
+        let lists: [(key: String, points: Result<PositionListReader.PositionList, PositionListReader.Problem>)]
         do {
-            lists = try PositionListReader.readBatch(body, file: "request body")
+            lists = try PositionListReader.readBatch(body, file: "request body", filter: state.configuration.fixFilter)
         } catch {
             return HTTPAnswers.error(.badRequest, "\(error)")
         }
@@ -27,11 +27,23 @@ extension RouteTilesResponder {
         var answer = BatchAppendAnswer()
         var writes: [RouteWrite] = []
         var counts: [Int] = []
+        var dropped: [FixFilter.Dropped] = []
+        var droppedInAll = FixFilter.Dropped()
         for (key, points) in lists {
             switch points {
-            case let .success(points):
-                writes.append(.append(key: key, points: points))
-                counts.append(points.count)
+            case let .success(list) where list.points.isEmpty:
+                // Every fix dropped by the glitch filters: nothing to write; applied with no point, if the route is.
+                droppedInAll += list.dropped
+                if sync.version(of: key) == nil {
+                    answer.refused.append(.init(id: key, status: 404, error: "no route \(key)"))
+                } else {
+                    answer.applied.append(.init(id: key, points: 0, dropped: list.dropped))
+                }
+            case let .success(list):
+                writes.append(.append(key: key, points: list.points))
+                counts.append(list.points.count)
+                dropped.append(list.dropped)
+                droppedInAll += list.dropped
             case let .failure(problem):
                 answer.refused.append(.init(id: key, status: 400, error: problem.message))
             }
@@ -47,7 +59,8 @@ extension RouteTilesResponder {
         }
         var change: LiveRouteSet.Change?
         answer.applied.reserveCapacity(writes.count)
-        for ((write, count), outcome) in zip(zip(writes, counts), outcomes) {
+        if droppedInAll.total > 0 { state.metrics.dropped(droppedInAll) }
+        for (((write, count), dropped), outcome) in zip(zip(zip(writes, counts), dropped), outcomes) {
             let key = write.key ?? ""
             switch outcome {
             case let .failure(error):
@@ -58,10 +71,10 @@ extension RouteTilesResponder {
                 answer.refused.append(.init(id: key, status: 409, error: Self.notALine(key)))
             case let .success(.applied(made, _, sequences)):
                 change = made
-                answer.applied.append(.init(id: key, points: count, sequence: sequences?.upperBound))
+                answer.applied.append(.init(id: key, points: count, sequence: sequences?.upperBound, dropped: dropped))
             case let .success(.committedNotApplied(_, sequences, error)):
                 answer.applied.append(.init(id: key, points: count, sequence: sequences?.upperBound,
-                                            notAppliedBecause: error))
+                                            notAppliedBecause: error, dropped: dropped))
             }
         }
         answer.sequence = answer.applied.compactMap(\.sequence).max()

@@ -10,6 +10,8 @@ struct ChangeEvent: Sendable {
     var generation: UInt64
     var ids: [String]
     var tiles: [TileID]
+    /// Tiles under which every tile changed too, not listed in `tiles` (see `LiveRouteSet.Change.subtrees`).
+    var subtrees: [TileID] = []
 }
 
 /// Hands every applied change to the open `/events` streams. A stream that falls `bufferLimit` events behind is

@@ -9,7 +9,8 @@ import RouteTiles
 /// - The first event is `hello`, or `resync` when the request's `Last-Event-ID` is behind: with the store sequence
 ///   reached, the generation, and for `resync` the ids of the routes changed since (null when they cannot be told:
 ///   refresh everything).
-/// - Then one `change` event per application: `{"sequence", "generation", "ids", "tiles": ["z/x/y", …]}`.
+/// - Then one `change` event per application: `{"sequence", "generation", "ids", "tiles": ["z/x/y", …]}`, with
+///   `"subtrees": ["z/x/y", …]` when a change's deepest tiles are not listed (`LiveRouteSet.Change.subtrees`).
 /// - Event ids are store sequences, the same on every replica of a store, so a client that reconnects to another
 ///   replica with `Last-Event-ID` is told what it missed.
 /// - A comment every `heartbeat` keeps proxies from closing an idle stream.
@@ -71,8 +72,9 @@ extension RouteTilesResponder {
             }
             guard event.sequence > sequence else { continue }
             let tiles = event.tiles.map { "\($0.z)/\($0.x)/\($0.y)" }
+            let subtrees = event.subtrees.isEmpty ? nil : event.subtrees.map { "\($0.z)/\($0.x)/\($0.y)" }
             let data = EventData.Change(generation: event.generation, ids: event.ids, sequence: event.sequence,
-                                        tiles: tiles)
+                                        tiles: tiles, subtrees: subtrees)
             try await writer.write(ByteBuffer(string: Self.event("change", id: event.sequence, data: data)))
         }
     }

@@ -18,11 +18,15 @@ final class ExpireLog: Sendable {
 
     deinit { close(descriptor) }
 
-    func append(_ tiles: [TileID]) throws {
-        guard !tiles.isEmpty else { return }
+    /// Appends one change's tiles; each of its `subtrees` (tiles under which every tile changed, not listed) as a
+    /// comment line `# subtree z/x/y`, which tile-list readers skip (`seed --tile-list` with `--expand-zooms` reaches
+    /// the tiles below) and purge scripts can take as a prefix.
+    func append(_ tiles: [TileID], subtrees: [TileID] = []) throws {
+        guard !tiles.isEmpty || !subtrees.isEmpty else { return }
         var text = ""
-        text.reserveCapacity(tiles.count * 14)
+        text.reserveCapacity(tiles.count * 14 + subtrees.count * 24)
         for tile in tiles { text += "\(tile.z)/\(tile.x)/\(tile.y)\n" }
+        for tile in subtrees { text += "# subtree \(tile.z)/\(tile.x)/\(tile.y)\n" }
         try writeAll(Array(text.utf8), to: descriptor, path: path, failure: "cannot write the expire log")
     }
 }

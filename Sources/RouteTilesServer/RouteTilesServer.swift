@@ -19,10 +19,11 @@ public struct RouteTilesServer: Sendable {
         state = try ServerState(configuration: configuration, name: name, backend: backend, logger: logger)
     }
 
-    /// Calls `observer` with the tiles each change applied by this server invalidated (the tiles whose bytes
-    /// changed), whoever made the change: this server's writes, other replicas, SQL. Called in sequence order, on the
-    /// task that applies changes, so it must return at once (`CachePurger.purge` only queues them).
-    public func observeInvalidatedTiles(_ observer: @escaping @Sendable ([TileID]) -> Void) {
+    /// Calls `observer` with each change applied by this server: the routes it changed and the tiles it invalidated
+    /// (the tiles whose bytes changed, `invalidated`, and rarely `subtrees` under which every tile changed),
+    /// whoever made the change: this server's writes, other replicas, SQL. Called in sequence order, on the task
+    /// that applies changes, so it must return at once (`CachePurger.purge` only queues them).
+    public func observeInvalidatedTiles(_ observer: @escaping @Sendable (LiveRouteSet.Change) -> Void) {
         state.observeInvalidatedTiles(observer)
     }
 

@@ -35,10 +35,14 @@ extension RouteTilesResponder {
         return await commit(.remove(key: key), to: sync, created: false)
     }
 
-    /// `POST /routes/{id}/points`: `[[lon, lat], …]` appended to the route's last part.
+    /// `POST /routes/{id}/points`: `[[lon, lat], …]` appended to the route's last part, less the fixes the glitch
+    /// filters drop (`ServerConfiguration.fixFilter`), which the answer counts. When they drop every fix, nothing is
+    /// written and the answer says so (200, with the route's generation and no sequence).
     func appendToRoute(_ request: Request, key: String) async -> Response {
-        await write(request) { body in
-            .append(key: key, points: try PositionListReader.read(body, file: "request body"))
+        let filter = state.configuration.fixFilter
+        return await filteredWrite(request) { body in
+            let list = try PositionListReader.read(body, file: "request body", filter: filter)
+            return (.append(key: key, points: list.points), list.dropped)
         }
     }
 
@@ -46,23 +50,38 @@ extension RouteTilesResponder {
     /// write by `make` (whose errors are 400s), then committed.
     private func write(_ request: Request, created: Bool = false,
                        _ make: ([UInt8]) throws -> RouteWrite) async -> Response {
+        await filteredWrite(request, created: created) { body in (try make(body), FixFilter.Dropped()) }
+    }
+
+    /// `write`, where `make` also says how many fixes the glitch filters dropped: counted in the metrics, named in
+    /// the answer. An append they emptied writes nothing and is answered at once.
+    private func filteredWrite(_ request: Request, created: Bool = false,
+                               _ make: ([UInt8]) throws -> (RouteWrite, FixFilter.Dropped)) async -> Response {
         let sync: LiveRouteSync, body: [UInt8]
         switch await writeRequest(request) {
         case let .success(write): (sync, body) = (write.sync, write.body)
         case let .failure(refusal): return refusal.response
         }
-        let write: RouteWrite
+        let write: RouteWrite, dropped: FixFilter.Dropped
         do {
-            write = try make(body)
+            (write, dropped) = try make(body)
         } catch {
             return HTTPAnswers.error(.badRequest, "\(error)")
         }
-        return await commit(write, to: sync, created: created)
+        if dropped.total > 0 { state.metrics.dropped(dropped) }
+        if case let .append(key, points) = write, points.isEmpty {
+            guard sync.version(of: key) != nil else { return HTTPAnswers.error(.notFound, "no route \(key)") }
+            let answer = WriteAnswer(generation: sync.routes.snapshot.generation, ids: [key], invalidatedCachedTiles: 0,
+                                     invalidatedTiles: 0, sequence: nil, dropped: dropped)
+            return HTTPAnswers.bytes(answer.json, contentType: "application/json")
+        }
+        return await commit(write, to: sync, created: created, dropped: dropped)
     }
 
     /// Commits `write` and answers with what it changed (`WriteAnswer`), 202 when committed but not applied here
     /// yet, or 503 when the store did not confirm it.
-    private func commit(_ write: RouteWrite, to sync: LiveRouteSync, created: Bool) async -> Response {
+    private func commit(_ write: RouteWrite, to sync: LiveRouteSync, created: Bool,
+                        dropped: FixFilter.Dropped = FixFilter.Dropped()) async -> Response {
         let outcome: LiveRouteSync.WriteOutcome
         do {
             outcome = try await sync.write(write)
@@ -82,7 +101,7 @@ extension RouteTilesResponder {
             let answer = WriteAnswer(
                 generation: change.generation, ids: keys,
                 invalidatedCachedTiles: state.cachedInvalidations(generation: change.generation) ?? 0,
-                invalidatedTiles: change.invalidated.count, sequence: sequences?.upperBound)
+                invalidatedTiles: change.invalidated.count, sequence: sequences?.upperBound, dropped: dropped)
             return HTTPAnswers.bytes(answer.json, status: created ? .created : .ok, contentType: "application/json")
         case let .committedNotApplied(keys, sequences, error):
             // Committed, so acknowledged; this server applies it from the feed once the store answers again.

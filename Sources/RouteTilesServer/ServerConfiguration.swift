@@ -50,6 +50,9 @@ public struct ServerConfiguration: Sendable {
     public var readOptions = ReadOptions()
     /// gzip level of tiles cut on demand, 0 (store) to 9 (smallest); the same default as `routetiles build`.
     public var compressionLevel: Int32 = GzipCompressor.defaultLevel
+    /// Glitch filters of appended fixes (`POST /routes/{id}/points`, `POST /routes/points`): dropped fixes are
+    /// counted in `/metrics` (`routetiles_fixes_dropped_total`) and named in the answer. Off by default.
+    public var fixFilter = FixFilter()
 
     public init() {}
 }

@@ -24,6 +24,9 @@ final class ServerMetrics: Sendable {
     let storeErrors: Metrics.Counter
     let storeReconnects: Metrics.Counter
     let storeBadRows: Metrics.Counter
+    /// Appended fixes the glitch filters dropped, by reason (`zero`, `invalid`).
+    let fixesDroppedZero: Metrics.Counter
+    let fixesDroppedInvalid: Metrics.Counter
     let storeApplied: Metrics.Gauge
     let storeNewest: Metrics.Gauge
     /// This server's group commits and the writes they carried, since the start (read from the sync at scrape).
@@ -61,6 +64,9 @@ final class ServerMetrics: Sendable {
         storeErrors = Metrics.Counter(label: "routetiles_store_errors_total", factory: factory)
         storeReconnects = Metrics.Counter(label: "routetiles_store_reconnects_total", factory: factory)
         storeBadRows = Metrics.Counter(label: "routetiles_store_bad_rows_total", factory: factory)
+        fixesDroppedZero = Metrics.Counter(label: "routetiles_fixes_dropped_total", dimensions: [("reason", "zero")], factory: factory)
+        fixesDroppedInvalid = Metrics.Counter(label: "routetiles_fixes_dropped_total", dimensions: [("reason", "invalid")],
+                                              factory: factory)
         storeApplied = Metrics.Gauge(label: "routetiles_store_applied_sequence", factory: factory)
         storeNewest = Metrics.Gauge(label: "routetiles_store_newest_sequence", factory: factory)
         storeCommits = Metrics.Gauge(label: "routetiles_store_group_commits", factory: factory)
@@ -106,4 +112,10 @@ extension ServerMetrics: TileServiceObserver {
     func generated(nanoseconds: Int64) { generationTime.recordNanoseconds(nanoseconds) }
     func cacheUsage(bytes: Int) { cacheBytes.record(bytes) }
     func invalidated(count: Int) { tilesInvalidated.increment(by: count) }
+
+    /// Counts the fixes the glitch filters dropped.
+    func dropped(_ fixes: FixFilter.Dropped) {
+        if fixes.zero > 0 { fixesDroppedZero.increment(by: fixes.zero) }
+        if fixes.invalid > 0 { fixesDroppedInvalid.increment(by: fixes.invalid) }
+    }
 }

@@ -24,7 +24,7 @@ final class ServerState: Sendable {
     /// `Last-Modified` of every tile answer, for a backend that does not change; nil for live routes.
     let tileLastModified: HTTPField?
     /// Told of the tiles each application invalidated (`RouteTilesServer.observeInvalidatedTiles`).
-    private let invalidationObservers = Mutex<[@Sendable ([TileID]) -> Void]>([])
+    private let invalidationObservers = Mutex<[@Sendable (LiveRouteSet.Change) -> Void]>([])
     /// Of the last applications, how many of the tiles each invalidated were cached, by generation: the answer to
     /// a write reports it.
     private let cachedInvalidations = Mutex<[(generation: UInt64, cached: Int)]>([])
@@ -70,17 +70,17 @@ final class ServerState: Sendable {
     /// Called in sequence order, whether the change came from this server's write or from the store's feed.
     private func applied(_ applied: LiveRouteSync.Applied) {
         let change = applied.change
-        let cached = tiles.invalidate(change.invalidated)
+        let cached = tiles.invalidate(change.invalidated, subtrees: change.subtrees)
         events.publish(ChangeEvent(sequence: applied.sequences.upperBound, generation: change.generation,
-                                   ids: change.keys, tiles: change.invalidated))
-        for observer in invalidationObservers.withLock({ $0 }) { observer(change.invalidated) }
+                                   ids: change.keys, tiles: change.invalidated, subtrees: change.subtrees))
+        for observer in invalidationObservers.withLock({ $0 }) { observer(change) }
         cachedInvalidations.withLock { list in
             list.append((change.generation, cached))
             if list.count > 64 { list.removeFirst(list.count - 64) }
         }
         if let expireLog {
             do {
-                try expireLog.append(change.invalidated)
+                try expireLog.append(change.invalidated, subtrees: change.subtrees)
             } catch {
                 logger.error("\(error)")
             }
@@ -97,7 +97,7 @@ final class ServerState: Sendable {
     }
 
     /// Adds an observer of the tiles each application invalidates.
-    func observeInvalidatedTiles(_ observer: @escaping @Sendable ([TileID]) -> Void) {
+    func observeInvalidatedTiles(_ observer: @escaping @Sendable (LiveRouteSet.Change) -> Void) {
         invalidationObservers.withLock { $0.append(observer) }
     }
 

@@ -134,6 +134,31 @@ public final class TileCache<Bytes: TileBytes>: Sendable {
         }
     }
 
+    /// Drops every cached tile that lies under one of `subtrees` (the tile itself or any tile deeper within it):
+    /// one pass over the cached tiles, so the work is bounded by the cache's size whatever the subtrees hold.
+    /// Returns how many were cached.
+    @discardableResult
+    public func remove(under subtrees: [TileID]) -> Int {
+        guard !subtrees.isEmpty else { return 0 }
+        let roots = Set(subtrees)
+        let zooms = Set(subtrees.map(\.z)).sorted()
+        return state.withLock { s in
+            var doomed: [Int32] = []
+            for (tile, i) in s.index {
+                for z in zooms {
+                    guard z <= tile.z else { break }
+                    let shift = tile.z - z
+                    if roots.contains(TileID(z: z, x: tile.x >> shift, y: tile.y >> shift)) {
+                        doomed.append(i)
+                        break
+                    }
+                }
+            }
+            for i in doomed { s.remove(i) }
+            return doomed.count
+        }
+    }
+
     /// Drops everything.
     public func removeAll() {
         state.withLock { $0 = State() }

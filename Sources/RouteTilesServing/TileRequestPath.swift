@@ -8,8 +8,10 @@ package enum TileRequestPath {
         case tile(TileID)
         /// Not a tile path at all, or numbers that are not numbers: 400.
         case malformed(String)
-        /// Numbers outside 0..<2^z: 400.
+        /// A zoom beyond `TileID.maxZoom`: 400.
         case outOfRange(String)
+        /// x or y not below 2^z: no such tile in the grid at that zoom, 404 (as a tile of a zoom not served).
+        case outsideGrid(String)
     }
 
     /// Parses the part after `/tiles/`.
@@ -33,7 +35,7 @@ package enum TileRequestPath {
         else { return .malformed("z, x and y must be non-negative integers") }
         guard z <= TileID.maxZoom else { return .outOfRange("zoom \(z) is beyond \(TileID.maxZoom)") }
         let n = 1 << z
-        guard x < n, y < n else { return .outOfRange("x and y must be below 2^\(z) = \(n) at zoom \(z)") }
+        guard x < n, y < n else { return .outsideGrid("no tile \(z)/\(x)/\(y): x and y lie below 2^\(z) = \(n) at zoom \(z)") }
         return .tile(TileID(z: z, x: x, y: y))
     }
 

@@ -30,6 +30,7 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
         switch TileRequestPath.parse(path) {
         case let .tile(tile): id = tile
         case let .malformed(reason), let .outOfRange(reason): return TileAnswer(status: .badRequest, message: reason)
+        case let .outsideGrid(reason): return TileAnswer(status: .notFound, message: reason)
         }
         let backend = service.backend
         guard backend.serves(zoom: id.z) else {

@@ -108,10 +108,11 @@ public final class TileService<Bytes: TileBytes>: Sendable {
         return TileCache.Entry(gzip: Bytes(tileBytes: gzip), etag: TileHasher.etag(gzip))
     }
 
-    /// Drops changed tiles from the cache; returns how many were cached.
+    /// Drops changed tiles from the cache, and every tile under `subtrees` (see `LiveRouteSet.Change.subtrees`);
+    /// returns how many were cached.
     @discardableResult
-    public func invalidate(_ tiles: [TileID]) -> Int {
-        let removed = cache.remove(tiles)
+    public func invalidate(_ tiles: [TileID], subtrees: [TileID] = []) -> Int {
+        let removed = cache.remove(tiles) + cache.remove(under: subtrees)
         observer.invalidated(count: tiles.count)
         observer.cacheUsage(bytes: cache.usage.bytes)
         return removed

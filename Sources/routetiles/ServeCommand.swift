@@ -110,6 +110,29 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "n"))
     var maxTrackPoints: Int?
 
+    @Option(help: ArgumentHelp("With --store: the most tiles one append lists as changed for its new segments. A fix far from the last (a GPS glitch, a ferry) is drawn in tiles at every zoom, millions at deep zooms: its tiles are listed zoom by zoom while they fit, and below that zoom whole subtrees are invalidated (in the cache, the events, the expire log; purges send one BAN). At least 64.",
+                               valueName: "n"))
+    var maxAppendTiles = TilingOptions().appendTileLimit
+
+    @Option(help: ArgumentHelp("Glitch filters of appended fixes, comma-separated: 'zero' drops fixes at exactly (0, 0), 'invalid' drops fixes outside ±90° latitude or ±180° longitude (instead of refusing the whole list with 400). Dropped fixes are named in the answer (dropped_positions) and counted in /metrics (routetiles_fixes_dropped_total). Default: none.",
+                               valueName: "zero,invalid"))
+    var dropFixes: String?
+
+    /// The glitch filters `--drop-fixes` names.
+    var fixFilter: FixFilter {
+        get throws {
+            var filter = FixFilter()
+            for name in (dropFixes ?? "").split(separator: ",", omittingEmptySubsequences: false) where dropFixes != nil {
+                switch name.trimmingCharacters(in: .whitespaces) {
+                case "zero": filter.dropZero = true
+                case "invalid": filter.dropInvalid = true
+                default: throw ValidationError("--drop-fixes takes 'zero', 'invalid' or both ('zero,invalid'); '\(name)' is neither")
+                }
+            }
+            return filter
+        }
+    }
+
     @Option(help: "Where the viewer loads maplibre-gl.js and maplibre-gl.css from.")
     var maplibreUrl = ServerConfiguration().mapLibreURL
 
@@ -169,6 +192,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--cache-control must be a header value on one line")
         }
         if positionLayer.isEmpty { throw ValidationError("--position-layer takes a layer name or 'none'") }
+        if maxAppendTiles < 64 { throw ValidationError("--max-append-tiles must be at least 64") }
+        _ = try fixFilter
         if positionLayer != "none", positionLayer == tiling.layer {
             throw ValidationError("--position-layer must differ from --layer ('\(tiling.layer)')")
         }
@@ -178,6 +203,7 @@ struct ServeCommand: AsyncParsableCommand {
     var liveTilingOptions: TilingOptions {
         var options = tiling.tilingOptions(liveRoutes: true)
         options.positionLayer = positionLayer == "none" ? nil : positionLayer
+        options.appendTileLimit = maxAppendTiles
         return options
     }
 
@@ -206,6 +232,7 @@ struct ServeCommand: AsyncParsableCommand {
         c.assetsDirectory = assets
         if let concurrency { c.generationConcurrency = concurrency }
         c.generationQueueLimit = queueLimit
+        c.fixFilter = (try? fixFilter) ?? FixFilter()
         return c
     }
 
@@ -263,7 +290,7 @@ struct ServeCommand: AsyncParsableCommand {
         let targets = try purge.map { try PurgeTarget($0, method: purgeMethod) }
         let purger = CachePurger(targets: targets, settings: settings, logger: logger,
                                  metricsFactory: server.metricsFactory)
-        server.observeInvalidatedTiles { tiles in purger.purge(tiles) }
+        server.observeInvalidatedTiles { change in purger.purge(change) }
         return purger
     }
 

@@ -87,7 +87,7 @@ import Testing
                 let etag = try #require(mounted.header("ETag"))
                 #expect(try await Self.get(base + prefix + path, headers: headers + [("If-None-Match", etag)]).status == 304)
             }
-            #expect(try await Self.get(base + "/routes-tiles/tiles/1/5/0.mvt").status == 400)
+            #expect(try await Self.get(base + "/routes-tiles/tiles/1/5/0.mvt").status == 404)
             #expect(try await Self.get(base + "/routes-tiles/tiles/20/0/0.mvt").status == 404)
             #expect(try await Self.get(base + "/hello").text == "hello")
             // Outside the prefixes, RouteTiles does not answer.

@@ -19,6 +19,17 @@ import Testing
         #expect(queue.take(upTo: 10) == .idle)
     }
 
+    /// A change with subtrees (tiles it does not list) is purged by a ban, which replaces the tiles waiting.
+    @Test func aBanAskedForReplacesTheTilesWaiting() {
+        var queue = PurgeQueue(limit: 10)
+        #expect(queue.add([a, b]) == false)
+        queue.ban()
+        #expect(queue.count == 0 && queue.banWaits)
+        #expect(queue.add([c]) == false)
+        #expect(queue.take(upTo: 10) == .ban)
+        #expect(queue.take(upTo: 10) == .idle)
+    }
+
     @Test func pastTheLimitABanReplacesTheTilesAndCoversThoseAddedUntilItIsSent() {
         var queue = PurgeQueue(limit: 2)
         #expect(queue.add([a, b]) == false)

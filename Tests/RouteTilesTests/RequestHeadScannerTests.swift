@@ -131,7 +131,7 @@ import Testing
                 continue
             }
         }
-        guard case .outOfRange = TileRequestPath.parse("1/2/0.mvt"), case .outOfRange = TileRequestPath.parse("29/0/0.mvt")
+        guard case .outsideGrid = TileRequestPath.parse("1/2/0.mvt"), case .outOfRange = TileRequestPath.parse("29/0/0.mvt")
         else {
             Issue.record("out of range accepted")
             return

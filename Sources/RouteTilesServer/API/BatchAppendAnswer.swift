@@ -12,6 +12,8 @@ struct BatchAppendAnswer: Sendable {
         var sequence: Int64?
         /// Committed but not applied by this server yet (it will from the store's feed): the reason.
         var notAppliedBecause: String?
+        /// The fixes the glitch filters dropped from this id's list, when any.
+        var dropped = FixFilter.Dropped()
     }
 
     struct Refused: Sendable {
@@ -35,6 +37,7 @@ struct BatchAppendAnswer: Sendable {
             var object = JSONObjectWriter()
             object.string("id", entry.id)
             object.integer("points", entry.points)
+            if entry.dropped.total > 0 { object.object("dropped_positions", entry.dropped.json) }
             if let sequence = entry.sequence { object.integer("sequence", sequence) }
             if let reason = entry.notAppliedBecause {
                 object.bool("applied", false)

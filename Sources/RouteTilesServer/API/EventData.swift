@@ -25,11 +25,13 @@ enum EventData {
     }
 
     /// `change`: one application of the store's feed, with the routes it changed and the tiles (`z/x/y`) whose
-    /// content changed.
+    /// content changed; `subtrees` (absent when none) names tiles under which every tile, down to the greatest
+    /// zoom, changed too without being listed: an append drawn in more tiles than `--max-append-tiles`.
     struct Change: Encodable, Sendable {
         var generation: UInt64
         var ids: [String]
         var sequence: Int64
         var tiles: [String]
+        var subtrees: [String]?
     }
 }

@@ -56,6 +56,12 @@ package struct JSONObjectWriter: Sendable {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    /// `"name": {object}`, a finished writer's object.
+    package mutating func object(_ name: String, _ object: JSONObjectWriter) {
+        key(name)
+        bytes.append(contentsOf: object.finished)
+    }
+
     /// The object's text, closed.
     package var finished: [UInt8] { bytes + [UInt8(ascii: "}")] }
 }

@@ -16,14 +16,27 @@ struct WriteAnswer: Sendable {
     var invalidatedTiles: Int
     /// The store's sequence number of the write's last change.
     var sequence: Int64?
+    /// The fixes of an append that the glitch filters dropped (`--drop-fixes`), when any.
+    var dropped = FixFilter.Dropped()
 
     var json: [UInt8] {
         var body = JSONObjectWriter()
+        if dropped.total > 0 { body.object("dropped_positions", dropped.json) }
         body.integer("generation", generation)
         body.strings("ids", ids)
         body.integer("invalidated_cached_tiles", invalidatedCachedTiles)
         body.integer("invalidated_tiles", invalidatedTiles)
         if let sequence { body.integer("sequence", sequence) }
         return body.finished + [0x0a]
+    }
+}
+
+extension FixFilter.Dropped {
+    /// `{"invalid": n, "zero": n}`, as the write answers give it.
+    var json: JSONObjectWriter {
+        var object = JSONObjectWriter()
+        object.integer("invalid", invalid)
+        object.integer("zero", zero)
+        return object
     }
 }

@@ -1,6 +1,18 @@
 @_spi(Columns) import RouteTilesGeo
 @_spi(Columns) import RouteTilesModel
 
+/// The tiles an append changed (`RouteTiler.tilesChanged(byAppendingTo:)`).
+package struct AppendedTiles: Sendable {
+    /// The tiles whose bytes changed, each once.
+    package var changed: [TileID]
+    /// The tiles the new segments are drawn in, by which the route's cover grows, each once (all in `changed`).
+    package var drawn: [TileID]
+    /// Where listing the tiles of the new segments would pass `TilingOptions.appendTileLimit`: tiles of the
+    /// deepest zoom listed, under which every tile, down to the greatest zoom, counts as changed and drawn.
+    /// Usually empty.
+    package var subtrees: [TileID] = []
+}
+
 extension RouteTiler {
     /// The tiles whose bytes an append changed: this tiler is `old.appending(…)`, extended at the end of its last
     /// line. A tile changes when the new segments are drawn in it, or when a vertex inside it (with the buffer) is
@@ -9,16 +21,17 @@ extension RouteTiler {
     /// the answer follows the change, not the length of the route.
     ///
     /// Returns those tiles, and apart the tiles the new segments are drawn in (by which the route's cover grows),
-    /// each list without a tile twice. Lists, not sets: a few dozen tiles, which the caller adds to sets of its own,
+    /// each list without a tile twice, both listed only down to the zoom where they would pass
+    /// `options.appendTileLimit` (see `AppendedTiles.subtrees`). Lists, not sets: a few dozen tiles, which the caller adds to sets of its own,
     /// so hashing them here too would double the work of every fix.
     /// With `routeLength` or `lineMetrics`, every feature carries a value of the whole route (`length_m`, or the
     /// clip fractions of it), so every tile of the route changes: the caller adds the route's cover.
-    package func tilesChanged(byAppendingTo old: RouteTiler) -> (changed: [TileID], drawn: [TileID]) {
+    package func tilesChanged(byAppendingTo old: RouteTiler) -> AppendedTiles {
         let line = projected.lineCount - 1
         let oldLast = old.projected.pointCount - 1, newLast = projected.pointCount - 1
-        guard line >= 0, oldLast >= 0, newLast > oldLast else { return ([], []) }
+        guard line >= 0, oldLast >= 0, newLast > oldLast else { return AppendedTiles(changed: [], drawn: []) }
 
-        let drawn = drawnTiles(by: spansOfLastLine(from: oldLast))
+        let (drawn, subtrees) = drawnTiles(by: spansOfLastLine(from: oldLast), limit: options.appendTileLimit)
         // The tiles of vertices whose fate changed, apart: most fixes have none, and then `changed` is `drawn`.
         var moved: [TileID] = []
 
@@ -37,20 +50,14 @@ extension RouteTiler {
                 }
             }
         }
-        guard !moved.isEmpty else { return (drawn, drawn) }
+        guard !moved.isEmpty else { return AppendedTiles(changed: drawn, drawn: drawn, subtrees: subtrees) }
         var changed: [TileID] = []
         changed.reserveCapacity(drawn.count + moved.count)
         changed += drawn
         changed += moved
         // The tiles of changed vertices may repeat each other's and the drawn ones: sorted, each kept once.
-        changed.sort()
-        var kept = 1
-        for i in 1..<changed.count where changed[i] != changed[kept - 1] {
-            changed[kept] = changed[i]
-            kept += 1
-        }
-        changed.removeLast(changed.count - kept)
-        return (changed, drawn)
+        Self.keepEachOnce(&changed, from: 0)
+        return AppendedTiles(changed: changed, drawn: drawn, subtrees: subtrees)
     }
 
     /// The segments of the last line from vertex `vertex` on, in every world copy that meets the root tile.
@@ -60,54 +67,98 @@ extension RouteTiler {
     }
 
     /// The tiles in which the segments of `spans` (a few new ones) have a feature, at every zoom of the options:
-    /// exactly `cover(of:zooms:)`, without cutting where the answer is plain. At a zoom where every tile whose
-    /// buffered box meets the segments' box holds that box whole, those are the tiles: clipping keeps the segments
-    /// whole in each, and a route that touches a tile is never simplified away (at worst a stub). Only the zooms
-    /// where a buffered box's edge crosses the segments' box are cut (in one pass over their range).
-    func tilesDrawn(by spans: [SegmentSpan]) -> Set<TileID> { Set(drawnTiles(by: spans)) }
+    /// exactly `cover(of:zooms:)`. At a zoom where every tile whose buffered box meets the segments' box holds that
+    /// box whole, those are the tiles: clipping keeps the segments whole in each, and a route that touches a tile is
+    /// never simplified away (at worst a stub). At the other zooms each segment is walked through the tiles it
+    /// crosses (`SegmentTileWalk`), in time proportional to the tiles found.
+    func tilesDrawn(by spans: [SegmentSpan]) -> Set<TileID> { Set(drawnTiles(by: spans).tiles) }
 
-    /// `tilesDrawn(by:)` as a list, each tile once.
-    func drawnTiles(by spans: [SegmentSpan]) -> [TileID] {
+    /// `tilesDrawn(by:)` as a list, each tile once, listed zoom by zoom from the shallowest while the list stays
+    /// within `limit` tiles: at the first zoom whose next one would take it past, the tiles of that zoom are also
+    /// returned as `subtrees`, and the deeper zooms are not listed. Every tile of a deeper zoom in which the
+    /// segments are drawn lies under one of them (a tile's buffered box lies within its parent's), so a caller
+    /// that treats each subtree as changed down to the greatest zoom misses no tile. The work is then bounded by
+    /// the limit, whatever the segments' length: a fix on the far side of the world at zoom 18 would be drawn in
+    /// millions of tiles.
+    func drawnTiles(by spans: [SegmentSpan], limit: Int = .max) -> (tiles: [TileID], subtrees: [TileID]) {
         var box = MapRect.empty
+        var segments = 0
         projected.xs.withUnsafeBufferPointer { xs in
             projected.ys.withUnsafeBufferPointer { ys in
                 for span in spans {
                     let dx = Double(span.shift) * WebMercator.worldSize
                     for i in Int(span.first)...Int(span.end) { box.formUnion(MapPoint(x: xs[i] + dx, y: ys[i])) }
+                    segments += Int(span.end - span.first)
                 }
             }
         }
-        guard !box.isEmpty else { return [] }
+        guard !box.isEmpty else { return ([], []) }
         // One to four tiles a zoom, each zoom's own: no tile comes twice. Room for two a zoom, which a fix's
         // segment rarely passes: a buffer small enough for the allocator's per-thread cache.
         var drawn: [TileID] = []
         drawn.reserveCapacity(2 * (options.maxZoom - options.minZoom + 1) + 8)
-        var cutFrom = Int.max, cutTo = Int.min
         for z in options.minZoom...options.maxZoom {
-            let size = WebMercator.tileSize(zoom: z)
-            let margin = Double(options.buffer) / Double(options.extent) * size
-            let count = 1 << z
-            // Per axis, the tiles whose buffered span [k·size − margin, (k+1)·size + margin] meets [low, high], when
-            // each holds it whole (strictly inside: a box on an edge is cut), within the world.
-            func holding(_ low: Double, _ high: Double) -> ClosedRange<Int>? {
-                let first = Int(((low - margin) / size - 1).rounded(.up)), last = Int(((high + margin) / size).rounded(.down))
-                guard first >= 0, last < count, first <= last else { return nil }
-                for k in [first, last] where !(Double(k) * size - margin < low && high < Double(k + 1) * size + margin) {
-                    return nil
-                }
-                return first...last
+            let zoomStart = drawn.count
+            if !appendHoldingTiles(of: box, zoom: z, to: &drawn) {
+                walk(spans, zoom: z, into: &drawn)
+                if segments > 1 { Self.keepEachOnce(&drawn, from: zoomStart) }
             }
-            // At most two tiles a side: a box held whole by a tile's buffered span cannot reach past its neighbour.
-            if let columns = holding(box.minX, box.maxX), let rows = holding(box.minY, box.maxY) {
-                for x in columns { for y in rows { drawn.append(TileID(z: z, x: x, y: y)) } }
-            } else {
-                cutFrom = min(cutFrom, z)
-                cutTo = max(cutTo, z)
+            // The next zoom holds about twice the tiles of this one, a few more at each end of each segment.
+            let here = drawn.count - zoomStart
+            if z < options.maxZoom, drawn.count + 2 * here + 4 * segments > limit {
+                return (drawn, Array(drawn[zoomStart...]))
             }
         }
-        // The cut's zooms are none of those above.
-        if cutFrom <= cutTo { drawn += cover(of: spans, zooms: cutFrom...cutTo) }
-        return drawn
+        return (drawn, [])
+    }
+
+    /// At a zoom where the tiles whose buffered box meets `box` each hold it whole, appends them and returns true;
+    /// false, appending nothing, where a buffered box's edge crosses `box` and the segments must be walked.
+    private func appendHoldingTiles(of box: MapRect, zoom z: Int, to drawn: inout [TileID]) -> Bool {
+        let size = WebMercator.tileSize(zoom: z)
+        let margin = Double(options.buffer) / Double(options.extent) * size
+        let count = 1 << z
+        // Per axis, the tiles whose buffered span [k·size − margin, (k+1)·size + margin] meets [low, high], when
+        // each holds it whole (strictly inside: a box on an edge is walked), within the world.
+        func holding(_ low: Double, _ high: Double) -> ClosedRange<Int>? {
+            let first = Int(((low - margin) / size - 1).rounded(.up)), last = Int(((high + margin) / size).rounded(.down))
+            guard first >= 0, last < count, first <= last else { return nil }
+            for k in [first, last] where !(Double(k) * size - margin < low && high < Double(k + 1) * size + margin) {
+                return nil
+            }
+            return first...last
+        }
+        // At most two tiles a side: a box held whole by a tile's buffered span cannot reach past its neighbour.
+        guard let columns = holding(box.minX, box.maxX), let rows = holding(box.minY, box.maxY) else { return false }
+        for x in columns { for y in rows { drawn.append(TileID(z: z, x: x, y: y)) } }
+        return true
+    }
+
+    /// Appends the tiles of zoom `z` in which each segment of `spans` is drawn (a tile may come once a segment).
+    private func walk(_ spans: [SegmentSpan], zoom z: Int, into drawn: inout [TileID]) {
+        projected.xs.withUnsafeBufferPointer { xs in
+            projected.ys.withUnsafeBufferPointer { ys in
+                for span in spans {
+                    let dx = Double(span.shift) * WebMercator.worldSize
+                    for i in Int(span.first)..<Int(span.end) {
+                        SegmentTileWalk.tiles(xs[i] + dx, ys[i], xs[i + 1] + dx, ys[i + 1], zoom: z,
+                                              extent: options.extent, buffer: options.buffer, into: &drawn)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sorts `tiles[start...]` and keeps each tile of it once.
+    static func keepEachOnce(_ tiles: inout [TileID], from start: Int) {
+        guard tiles.count - start > 1 else { return }
+        tiles[start...].sort()
+        var kept = start + 1
+        for i in (start + 1)..<tiles.count where tiles[i] != tiles[kept - 1] {
+            tiles[kept] = tiles[i]
+            kept += 1
+        }
+        tiles.removeLast(tiles.count - kept)
     }
 
     /// Adds the tiles at `zoom` whose buffered box holds vertex `v`, in each world copy.

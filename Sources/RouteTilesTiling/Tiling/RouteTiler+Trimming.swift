@@ -33,7 +33,7 @@ extension RouteTiler {
             }
         }
         guard same else { return nil }
-        let changed = old.drawnTiles(by: old.spans(ofLine: 0, from: 0, through: cut))
+        let changed = old.drawnTiles(by: old.spans(ofLine: 0, from: 0, through: cut)).tiles
         var cutter = makeGeometryCutter()
         var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
         let kept = projected.bounds

@@ -28,6 +28,11 @@ public struct TilingOptions: Sendable, Equatable {
     /// `bearing` and `fix_time`, for maps that show where each vehicle is now. Written by live route sets only
     /// (`LiveRouteSet`, `serve --store`); nil for none, and `build` writes none.
     public var positionLayer: String?
+    /// The most tiles a live append lists as changed for its new segments (`serve --max-append-tiles`). A segment
+    /// drawn in more (a fix on the far side of the world, at deep zooms) has its tiles listed zoom by zoom while
+    /// they fit, and below that zoom whole subtrees count as changed: the cost of one fix stays bounded, and no
+    /// changed tile is missed. Builds do not use it.
+    public var appendTileLimit: Int = 16_384
 
     /// The defaults: zooms 0 to 14, extent 4096, buffer 64, simplification 1, one layer called `routes`.
     public init() {}
@@ -41,6 +46,7 @@ public struct TilingOptions: Sendable, Equatable {
         if extent + buffer > Int(Int16.max) { return "extent + buffer must stay within the 15-bit range renderers accept" }
         if !(simplification >= 0) || !simplification.isFinite { return "simplification must be a finite number ≥ 0" }
         if layerName.isEmpty { return "the layer name must not be empty" }
+        if appendTileLimit < 64 { return "the append tile limit \(appendTileLimit) must be at least 64" }
         return nil
     }
 
