@@ -81,6 +81,14 @@ public final class LiveRouteSet: Sendable {
             cover = RouteCover(of: tiler)
         }
 
+        /// Whether `route` may be this route less whole leading blocks (a bounded track's trim): the cheap signs of
+        /// `LiveRouteSet.trim`, read before a tiler of `route` is built.
+        func mayBeTrimmed(to route: Route) -> Bool {
+            route.kind == .line && route.parts.count == 1 && pointCount > route.pointCount
+                && route.parts.last?.last == lastPosition && !route.geodesic
+                && (pointCount - route.pointCount) % TrackRetention.blockStep == 0
+        }
+
         init(route: Route, lastFix: Double?, tiler: RouteTiler) {
             header = route
             header.parts = []
@@ -384,7 +392,8 @@ public final class LiveRouteSet: Sendable {
     /// Applies edits in order as one change: one new snapshot, and the union of the tiles they invalidate.
     /// Edits of routes that are not there (a remove or an append) do nothing.
     public func apply(_ edits: [Edit]) -> Change {
-        write { state in
+        let prepared = prepare(edits)
+        return write { state in
             var keys: [String] = []
             var invalidated = TileInvalidation()
             let plan = Self.appendPlan(for: edits, in: state)
@@ -392,7 +401,8 @@ public final class LiveRouteSet: Sendable {
             for (index, edit) in edits.enumerated() {
                 switch edit {
                 case let .put(route, lastFix):
-                    keys.append(Self.put(route, lastFix: lastFix, into: &state, invalidating: &invalidated, options: options))
+                    keys.append(Self.put(route, lastFix: lastFix, into: &state, invalidating: &invalidated, options: options,
+                                         prepared: prepared[index]))
                 case let .remove(key):
                     if Self.remove(key, from: &state, invalidating: &invalidated) { keys.append(key) }
                 case let .append(key, points, time):
@@ -405,6 +415,45 @@ public final class LiveRouteSet: Sendable {
             }
             return (keys, invalidated)
         }
+    }
+
+    /// A put's route made ready before the writers' lock is taken, from the route alone: its tiler, and its cover
+    /// unless the put may be a trim of the route it replaces (whose own path costs the dropped segments only).
+    private struct PreparedPut: Sendable {
+        let tiler: RouteTiler
+        let cover: RouteCover?
+    }
+
+    /// The puts of `edits` whose routes have ids, made ready (`PreparedPut`) on every core, by index in `edits`:
+    /// projecting a route and finding every tile it is drawn in (a route across the world is drawn in tens of
+    /// thousands) is done outside the writers' lock, which readers of the route list and metadata take too. Writes
+    /// to the set come one at a time (`LiveRouteSync` applies in order), so the state read here is the state the
+    /// write finds; a put finds its own tiler otherwise.
+    private func prepare(_ edits: [Edit]) -> [Int: PreparedPut] {
+        var work: [(index: Int, route: Route, trimmable: Bool)] = []
+        state.withLock { state in
+            for (index, edit) in edits.enumerated() {
+                guard case let .put(route, _) = edit, let id = route.id else { continue }
+                let trimmable = state.entries[Self.key(for: id)]?.mayBeTrimmed(to: route) ?? false
+                work.append((index, route, trimmable))
+            }
+        }
+        guard !work.isEmpty else { return [:] }
+        let options = self.options
+        let jobs = work
+        let made = Mutex<[Int: PreparedPut]>([:])
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: min(Self.cores, jobs.count)) { _ in
+            while true {
+                let slot = next.add(1, ordering: .relaxed).oldValue
+                guard slot < jobs.count else { return }
+                let job = jobs[slot]
+                let tiler = RouteTiler(routes: [job.route], options: options)
+                let put = PreparedPut(tiler: tiler, cover: job.trimmable ? nil : RouteCover(of: tiler))
+                made.withLock { $0[job.index] = put }
+            }
+        }
+        return made.withLock { $0 }
     }
 
     /// Adds routes, or replaces those whose id is already present. Routes without an id get new numeric ids.
@@ -442,11 +491,19 @@ public final class LiveRouteSet: Sendable {
     }
 
     private static func put(_ route: Route, lastFix: Double?, into state: inout State,
-                            invalidating invalidated: inout TileInvalidation, options: TilingOptions) -> String {
+                            invalidating invalidated: inout TileInvalidation, options: TilingOptions,
+                            prepared: PreparedPut? = nil) -> String {
         var route = route
         let key = assignKey(&route, state: &state)
-        if trim(key, to: route, lastFix: lastFix, in: &state, invalidating: &invalidated, options: options) { return key }
-        var entry = Entry(route: route, lastFix: lastFix, options: options)
+        if trim(key, to: route, lastFix: lastFix, in: &state, invalidating: &invalidated, options: options,
+                tiler: prepared?.tiler) { return key }
+        var entry: Entry
+        if let prepared {
+            entry = Entry(route: route, lastFix: lastFix, tiler: prepared.tiler)
+            entry.cover = prepared.cover ?? RouteCover(of: prepared.tiler)
+        } else {
+            entry = Entry(route: route, lastFix: lastFix, options: options)
+        }
         entry.place(options: options)
         if let old = state.entries[key] {
             invalidated.formUnion(old.knownCover)
@@ -467,15 +524,15 @@ public final class LiveRouteSet: Sendable {
     /// the tiles they were drawn in are invalidated, and the cover loses those the route no longer draws in, where
     /// a put would cut the route's whole cover at every zoom, old and new. False, changing nothing, otherwise.
     private static func trim(_ key: String, to route: Route, lastFix: Double?, in state: inout State,
-                             invalidating invalidated: inout TileInvalidation, options: TilingOptions) -> Bool {
+                             invalidating invalidated: inout TileInvalidation, options: TilingOptions,
+                             tiler prepared: RouteTiler? = nil) -> Bool {
         guard route.kind == .line, route.parts.count == 1, let index = state.entries.index(forKey: key) else { return false }
         var header = route
         header.parts = []
         let drawn = state.entries.values.withEntry(at: index) { entry -> (chunk: Int, slot: Int, tiler: RouteTiler, position: LivePosition?, dropped: Int)? in
             // Cheap signs first, so that a put which is no trim does not build its tiler twice.
-            guard entry.pointCount > route.pointCount, route.parts.last?.last == entry.lastPosition, !route.geodesic,
-                  (entry.pointCount - route.pointCount) % TrackRetention.blockStep == 0 else { return nil }
-            let tiler = RouteTiler(routes: [route], options: options)
+            guard entry.mayBeTrimmed(to: route) else { return nil }
+            let tiler = prepared ?? RouteTiler(routes: [route], options: options)
             guard let trim = tiler.tilesChanged(byTrimming: entry.tiler) else { return nil }
             invalidated.tiles.formUnion(trim.changed)
             if !trim.left.isEmpty {

@@ -39,13 +39,15 @@ package enum TileRequestPath {
         return .tile(TileID(z: z, x: x, y: y))
     }
 
+    /// A non-negative integer without leading zeros; past nine digits, `Int.max` (no tile is that far: beyond the
+    /// grid, or a zoom beyond the greatest).
     private static func number(_ digits: Slice<UnsafeRawBufferPointer>) -> Int? {
-        guard !digits.isEmpty, digits.count <= 9 else { return nil }
+        guard !digits.isEmpty else { return nil }
         if digits.count > 1, digits.first == UInt8(ascii: "0") { return nil }
         var value = 0
         for digit in digits {
             guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int(digit - UInt8(ascii: "0"))
+            if value < 100_000_000 { value = value * 10 + Int(digit - UInt8(ascii: "0")) } else { value = .max }
         }
         return value
     }

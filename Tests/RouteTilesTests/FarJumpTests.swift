@@ -194,3 +194,33 @@ import Testing
         #expect((try? batch[2].points.get()) == nil)
     }
 }
+
+/// `RouteTiler.cover` decides each tile's feature from the segments (`hasFeature(in:spans:)`), without cutting:
+/// the same tiles as a cut of every tile gives, for tracks, far segments, flights across the antimeridian, sets of
+/// points and a minimum zoom above 0.
+@Suite struct GeometricCoverTests {
+    @Test(arguments: [1, 2, 3])
+    func theCoverIsTheTilesACutGivesAFeature(seed: Int) throws {
+        var rng = SeededGenerator(seed: UInt64(seed) &* 31)
+        var options = Sample.options(minZoom: seed == 3 ? 2 : 0, maxZoom: 9)
+        options.lineMetrics = seed == 2
+        var routes = [
+            Route(id: .string("track"), parts: [Sample.track(count: 300, lon: 2.35, lat: 48.85, step: 0.002, using: &rng)]),
+            Route(id: .string("jump"), parts: [[Coordinate(longitude: 2.35, latitude: 48.85), Coordinate(longitude: -120, latitude: -60),
+                                                 Coordinate(longitude: 150, latitude: 70)]]),
+            Route(id: .string("flight"), parts: [[Coordinate(longitude: 170, latitude: 40), Coordinate(longitude: -170, latitude: 42)]]),
+            Route(id: .string("stops"), parts: [[Coordinate(longitude: 2.35, latitude: 48.85)], [Coordinate(longitude: 0, latitude: 0)],
+                                                [Coordinate(longitude: -179.99, latitude: 10)]], kind: .point),
+        ]
+        routes[2].geodesic = seed == 1
+        for route in routes {
+            let tiler = RouteTiler(routes: [route], options: options)
+            let cut = CutCover.tiles(of: tiler)
+            let cover = tiler.cover()
+            #expect(cover == cut, "\(route.id.map { "\($0)" } ?? ""): \(cut.subtracting(cover).prefix(3)) missed, \(cover.subtracting(cut).prefix(3)) extra")
+            #expect(!cover.isEmpty)
+        }
+        let all = RouteTiler(routes: routes, options: options)
+        #expect(all.cover() == CutCover.tiles(of: all))
+    }
+}

@@ -125,13 +125,16 @@ import Testing
             #expect(TileRequestPath.parse("\(tile.z)/\(tile.x)/\(tile.y).\(Bool.random(using: &rng) ? "mvt" : "pbf")") == .tile(tile))
         }
         for bad in ["1/0/0", "1/0/0.png", "01/0/0.mvt", "1/-0/0.mvt", "1/+1/0.mvt", "1/0/0/0.mvt", "1//0.mvt", "/1/0/0.mvt",
-                    "a/0/0.mvt", "1/0/1234567890.mvt", "1/0/.mvt", "", "1/0/0.mvtx", "1/0/0 .mvt"] {
+                    "a/0/0.mvt", "1/0/01234567890.mvt", "1/0/.mvt", "", "1/0/0.mvtx", "1/0/0 .mvt"] {
             guard case .malformed = TileRequestPath.parse(Substring(bad)) else {
                 Issue.record("accepted \(bad)")
                 continue
             }
         }
-        guard case .outsideGrid = TileRequestPath.parse("1/2/0.mvt"), case .outOfRange = TileRequestPath.parse("29/0/0.mvt")
+        // Past the grid, however many digits (a row of 20 digits is no integer of 64 bits); a zoom past 28.
+        guard case .outsideGrid = TileRequestPath.parse("1/2/0.mvt"), case .outOfRange = TileRequestPath.parse("29/0/0.mvt"),
+              case .outsideGrid = TileRequestPath.parse("14/33262097/15716456747176308736.mvt"),
+              case .outOfRange = TileRequestPath.parse("12345678901/0/0.mvt")
         else {
             Issue.record("out of range accepted")
             return

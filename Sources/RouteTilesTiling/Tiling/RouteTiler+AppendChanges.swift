@@ -134,21 +134,6 @@ extension RouteTiler {
         return true
     }
 
-    /// Appends the tiles of zoom `z` in which each segment of `spans` is drawn (a tile may come once a segment).
-    private func walk(_ spans: [SegmentSpan], zoom z: Int, into drawn: inout [TileID]) {
-        projected.xs.withUnsafeBufferPointer { xs in
-            projected.ys.withUnsafeBufferPointer { ys in
-                for span in spans {
-                    let dx = Double(span.shift) * WebMercator.worldSize
-                    for i in Int(span.first)..<Int(span.end) {
-                        SegmentTileWalk.tiles(xs[i] + dx, ys[i], xs[i + 1] + dx, ys[i + 1], zoom: z,
-                                              extent: options.extent, buffer: options.buffer, into: &drawn)
-                    }
-                }
-            }
-        }
-    }
-
     /// Sorts `tiles[start...]` and keeps each tile of it once.
     static func keepEachOnce(_ tiles: inout [TileID], from start: Int) {
         guard tiles.count - start > 1 else { return }

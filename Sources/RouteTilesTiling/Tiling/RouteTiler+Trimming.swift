@@ -34,17 +34,14 @@ extension RouteTiler {
         }
         guard same else { return nil }
         let changed = old.drawnTiles(by: old.spans(ofLine: 0, from: 0, through: cut)).tiles
-        var cutter = makeGeometryCutter()
-        var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
         let kept = projected.bounds
         var left: [TileID] = []
         for tile in changed {
             let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
-            // A line wholly inside a tile's buffered box has a feature there; otherwise the tile is cut.
+            // A line wholly inside a tile's buffered box has a feature there; otherwise its segments are looked at.
             if box.minX < kept.minX && kept.maxX < box.maxX && box.minY < kept.minY && kept.maxY < box.maxY { continue }
-            if layer.featureCount >= 256 { layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent)) }
             let spans = spans(for: tile)
-            if spans.isEmpty || cutter.cut(tile, spans: spans, into: &layer) == 0 { left.append(tile) }
+            if spans.isEmpty || !hasFeature(in: tile, spans: spans) { left.append(tile) }
         }
         return (changed, left)
     }
