@@ -47,8 +47,8 @@ public final class LiveRouteSet: Sendable {
 
         /// Takes in the tiles and subtrees of `other`, a change applied with this one.
         mutating func formUnion(tilesOf other: Change) {
-            invalidated = Array(Set(invalidated).union(other.invalidated)).sorted()
-            if !other.subtrees.isEmpty { subtrees = Array(Set(subtrees).union(other.subtrees)).sorted() }
+            invalidated = TileID.sorted(Set(invalidated).union(other.invalidated))
+            if !other.subtrees.isEmpty { subtrees = TileID.sorted(Set(subtrees).union(other.subtrees)) }
         }
     }
 
@@ -714,8 +714,8 @@ public final class LiveRouteSet: Sendable {
         guard let done else { return nil }
         Self.release.async { withExtendedLifetime(done.replaced) {} }
         // Sorted out of the lock: a long segment's change lists thousands of tiles.
-        return Change(keys: done.keys, invalidated: done.invalidated.tiles.sorted(), generation: done.generation,
-                      subtrees: done.invalidated.subtrees.sorted())
+        return Change(keys: done.keys, invalidated: TileID.sorted(done.invalidated.tiles), generation: done.generation,
+                      subtrees: TileID.sorted(done.invalidated.subtrees))
     }
 
     /// The cores the process may use, read once (`activeProcessorCount` reads the cgroup's quota from a file on

@@ -309,7 +309,8 @@ public final class LiveRouteSync: Sendable {
         if let first = changes.first?.sequence, let last = changes.last?.sequence {
             let contiguous = zip(changes, changes.dropFirst()).allSatisfy { $1.sequence == $0.sequence + 1 }
             if contiguous, status.applied == first - 1 {
-                applied = .success(applyOwn(changes, written: written))
+                let (changes, written) = (changes, written)
+                applied = .success(await offPool { self.applyOwn(changes, written: written) })
             } else {
                 do {
                     var merged = LiveRouteSet.Change(keys: [], invalidated: [], generation: routes.snapshot.generation)
@@ -486,7 +487,8 @@ public final class LiveRouteSync: Sendable {
             noteFailure(error)
             throw error
         }
-        return apply(page, rows: rows, read: needed, started: started)
+        let read = needed
+        return await offPool { self.apply(page, rows: rows, read: read, started: started) }
     }
 
     /// The keys of a page whose changes cannot all be applied from the change itself (an append on the version held).
@@ -598,12 +600,28 @@ public final class LiveRouteSync: Sendable {
             state.status.applied = snapshot.sequence
             reported = state.newlyBad(snapshot.badRows)
         }
-        let change = routes.apply(edits)
-        let applied = Applied(change: change, sequences: (before + 1)...max(before + 1, snapshot.sequence),
-                              changeCount: edits.count, badRows: reported, duration: ContinuousClock.now - started)
-        onApplied(applied)
-        return applied
+        let (reloaded, problems) = (edits, reported)
+        return await offPool {
+            let change = self.routes.apply(reloaded)
+            let applied = Applied(change: change, sequences: (before + 1)...max(before + 1, snapshot.sequence),
+                                  changeCount: reloaded.count, badRows: problems, duration: ContinuousClock.now - started)
+            self.onApplied(applied)
+            return applied
+        }
     }
+
+    /// Runs `body`, which applies changes to the routes and tells the observers (work of any size: a route across the
+    /// world is drawn in hundreds of thousands of tiles), on a queue of its own, off Swift's cooperative thread pool,
+    /// and waits for it. The pool has a thread a core, and every request handler needs one: a change applied on it
+    /// held up `/health`, the probes and every read for as long as it took.
+    private func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Self.applyQueue.async { continuation.resume(returning: body()) }
+        }
+    }
+
+    /// Where changes are applied (`offPool`); the apply lock orders them, so one queue serves every sync.
+    private static let applyQueue = DispatchQueue(label: "RouteTiles.LiveRouteSync.apply", qos: .userInitiated)
 
     private func merge(_ a: Applied, _ b: Applied) -> Applied {
         var change = b.change

@@ -1,17 +1,33 @@
 import Foundation
+import NIOCore
 import RouteTiles
 import ServiceLifecycle
 import Synchronization
 
 /// One applied change, as `GET /events` sends it: the store sequence it reached (the event's id, the same on every
-/// replica of a store), the generation of this server's routes, the routes changed and the tiles invalidated.
+/// replica of a store), and the event written out once for every stream (the document's `ChangeEvent`: the generation of this
+/// server's routes, the routes changed, the tiles invalidated and any subtrees). A change across the world names
+/// hundreds of thousands of tiles: written per stream, through `JSONEncoder`, it held the threads every request needs.
 struct ChangeEvent: Sendable {
     var sequence: Int64
-    var generation: UInt64
-    var ids: [String]
-    var tiles: [TileID]
-    /// Tiles under which every tile changed too, not listed in `tiles` (see `LiveRouteSet.Change.subtrees`).
-    var subtrees: [TileID] = []
+    /// `event: change`, the `id` and one `data` line of JSON, as the stream writes it.
+    var frame: ByteBuffer
+
+    init(sequence: Int64, generation: UInt64, ids: [String], tiles: [TileID], subtrees: [TileID] = []) {
+        self.sequence = sequence
+        var data = JSONObjectWriter()
+        data.integer("generation", generation)
+        data.strings("ids", ids)
+        data.integer("sequence", sequence)
+        if !subtrees.isEmpty { data.tiles("subtrees", subtrees) }
+        data.tiles("tiles", tiles)
+        var frame = ByteBuffer()
+        frame.reserveCapacity(data.bytes.count + 48)
+        frame.writeString("event: change\nid: \(sequence)\ndata: ")
+        frame.writeBytes(data.finished)
+        frame.writeString("\n\n")
+        self.frame = frame
+    }
 }
 
 /// Hands every applied change to the open `/events` streams. A stream that falls `bufferLimit` events behind is
@@ -51,9 +67,12 @@ final class ChangeEvents: Sendable {
         return stream
     }
 
-    /// Sends `event` to every stream; ends those whose buffer is full.
-    func publish(_ event: ChangeEvent) {
+    /// Sends the event `make` writes to every stream (written only when there is one); ends those whose buffer is
+    /// full.
+    func publish(_ make: () -> ChangeEvent) {
         let subscribers = state.withLock { $0.subscribers }
+        guard !subscribers.isEmpty else { return }
+        let event = make()
         for (id, continuation) in subscribers {
             if case .dropped = continuation.yield(event) {
                 continuation.finish()

@@ -71,11 +71,7 @@ extension RouteTilesResponder {
                 continue
             }
             guard event.sequence > sequence else { continue }
-            let tiles = event.tiles.map { "\($0.z)/\($0.x)/\($0.y)" }
-            let subtrees = event.subtrees.isEmpty ? nil : event.subtrees.map { "\($0.z)/\($0.x)/\($0.y)" }
-            let data = EventData.Change(generation: event.generation, ids: event.ids, sequence: event.sequence,
-                                        tiles: tiles, subtrees: subtrees)
-            try await writer.write(ByteBuffer(string: Self.event("change", id: event.sequence, data: data)))
+            try await writer.write(event.frame)
         }
     }
 

@@ -71,8 +71,10 @@ final class ServerState: Sendable {
     private func applied(_ applied: LiveRouteSync.Applied) {
         let change = applied.change
         let cached = tiles.invalidate(change.invalidated, subtrees: change.subtrees)
-        events.publish(ChangeEvent(sequence: applied.sequences.upperBound, generation: change.generation,
-                                   ids: change.keys, tiles: change.invalidated, subtrees: change.subtrees))
+        events.publish {
+            ChangeEvent(sequence: applied.sequences.upperBound, generation: change.generation, ids: change.keys,
+                        tiles: change.invalidated, subtrees: change.subtrees)
+        }
         for observer in invalidationObservers.withLock({ $0 }) { observer(change) }
         cachedInvalidations.withLock { list in
             list.append((change.generation, cached))

@@ -79,9 +79,9 @@ import Testing
     /// Far jumps into a live set, with and without the limit: every tile whose bytes changed is invalidated (listed,
     /// or under a subtree); the tiles listed are at most the changed ones plus the limit's subtrees; and a removal
     /// afterwards invalidates every tile the grown route was drawn in, the far segments' included.
-    @Test(arguments: [1_000_000, 64])
-    func invalidationStaysExactAfterFarJumps(limit: Int) throws {
-        var rng = SeededGenerator(seed: 77)
+    @Test(arguments: [(1_000_000, 5), (64, 5), (1_000_000, 6), (200, 7)])
+    func invalidationStaysExactAfterFarJumps(limit: Int, seed: Int) throws {
+        var rng = SeededGenerator(seed: UInt64(70 + seed))
         var options = Sample.options(maxZoom: 8)
         options.routeLength = false
         options.positionLayer = "positions"
@@ -91,7 +91,7 @@ import Testing
         let live = LiveRouteSet(routes: [neighbour, track], options: options)
         _ = live.fillCovers()
         var subtreeChanges = 0
-        for (step, far) in Self.farPoints(seed: 5, count: 10).enumerated() {
+        for (step, far) in Self.farPoints(seed: seed, count: 10).enumerated() {
             let old = RouteTiler(routes: [track], options: options)
             var grown = track
             grown.parts[0].append(far)
@@ -222,5 +222,20 @@ import Testing
         }
         let all = RouteTiler(routes: routes, options: options)
         #expect(all.cover() == CutCover.tiles(of: all))
+    }
+}
+
+/// `TileID.sorted(_:)`, sorting tiles as packed words, gives their comparison's order.
+@Suite struct TileSortingTests {
+    @Test func packedWordsSortAsTilesCompare() {
+        var rng = SeededGenerator(seed: 99)
+        let tiles = (0..<5_000).map { _ -> TileID in
+            let z = Int.random(in: 0...TileID.maxZoom, using: &rng)
+            return TileID(z: z, x: Int.random(in: 0..<(1 << z), using: &rng), y: Int.random(in: 0..<(1 << z), using: &rng))
+        } + [TileID(z: 28, x: (1 << 28) - 1, y: (1 << 28) - 1), TileID(z: 0, x: 0, y: 0)]
+        #expect(TileID.sorted(tiles) == tiles.sorted())
+        // A tile outside the grid falls back to the comparison.
+        let odd = tiles + [TileID(z: 3, x: 9, y: 1)]
+        #expect(TileID.sorted(odd) == odd.sorted())
     }
 }

@@ -24,14 +24,7 @@ enum EventData {
         enum CodingKeys: String, CodingKey { case generation, ids, sequence }
     }
 
-    /// `change`: one application of the store's feed, with the routes it changed and the tiles (`z/x/y`) whose
-    /// content changed; `subtrees` (absent when none) names tiles under which every tile, down to the greatest
-    /// zoom, changed too without being listed: an append drawn in more tiles than `--max-append-tiles`.
-    struct Change: Encodable, Sendable {
-        var generation: UInt64
-        var ids: [String]
-        var sequence: Int64
-        var tiles: [String]
-        var subtrees: [String]?
-    }
+    // `change` (`ChangeEvent` in the document) is written by `ChangeEvent` itself, once for every stream, member by
+    // member: `generation`, `ids`, `sequence`, `subtrees` (absent when none: tiles under which every tile, down to
+    // the greatest zoom, changed too without being listed) and `tiles`, keys in the order `JSONBody` gives.
 }
