@@ -50,7 +50,9 @@ extension RouteTilesResponder {
     /// Writes every event after `sequence`, with heartbeats, until the stream ends.
     private static func stream(_ stream: AsyncStream<ChangeEvent>, after sequence: Int64,
                                into writer: inout any ResponseBodyWriter) async throws {
-        let (ticks, tick) = AsyncStream.makeStream(of: ChangeEvent?.self, bufferingPolicy: .bufferingNewest(1))
+        // Events and heartbeats wait here while the client reads slowly; past the events' own bound the stream ends
+        // (the client comes back with Last-Event-ID and is told to resync) rather than dropping an event unseen.
+        let (ticks, tick) = AsyncStream.makeStream(of: ChangeEvent?.self, bufferingPolicy: .bufferingOldest(1024))
         let timer = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: heartbeat)
@@ -58,7 +60,9 @@ extension RouteTilesResponder {
             }
         }
         let forward = Task {
-            for await event in stream { tick.yield(event) }
+            for await event in stream {
+                if case .dropped = tick.yield(event) { break }
+            }
             tick.finish()
         }
         defer {

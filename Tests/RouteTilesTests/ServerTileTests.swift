@@ -68,7 +68,13 @@ import Testing
             let empty = try await server.get("/tiles/14/0/0.mvt")
             #expect(empty.status == 204 && empty.body.isEmpty)
             #expect(try await server.get("/tiles/15/0/0.mvt").status == 404)
-            for bad in ["/tiles/3/8/0.mvt", "/tiles/3/0/8.mvt", "/tiles/1/-1/0.mvt", "/tiles/a/0/0.mvt",
+            // Past the grid at its zoom: no such tile, as a zoom not served.
+            for missing in ["/tiles/3/8/0.mvt", "/tiles/3/0/8.mvt", "/tiles/0/0/1.mvt", "/tiles/14/0/123456789012345.mvt"] {
+                let reply = try await server.get(missing)
+                #expect(reply.status == 404, "\(missing) gave \(reply.status)")
+                #expect(reply.json["error"] != nil)
+            }
+            for bad in ["/tiles/1/-1/0.mvt", "/tiles/a/0/0.mvt",
                         "/tiles/1/0/0.png", "/tiles/1/0.mvt", "/tiles/01/0/0.mvt", "/tiles/99/0/0.mvt"] {
                 let reply = try await server.get(bad)
                 #expect(reply.status == 400, "\(bad) gave \(reply.status)")
