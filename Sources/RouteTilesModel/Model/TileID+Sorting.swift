@@ -1,7 +1,7 @@
 extension TileID {
     /// `tiles` in `TileID` order (zoom, then column, then row), each packed into one word (z in the top bits, then x,
     /// then y, which orders valid tiles, z ≤ 28 and x and y below 2^28, as their comparison does) and the words
-    /// sorted by a radix sort: four passes of 16 bits, in time linear in the count. A change across the world lists
+    /// sorted, from 65,536 of them by a radix sort: four passes of 16 bits, in time linear in the count. A change across the world lists
     /// hundreds of thousands of tiles; comparing them through the standard sort's generic code took half of such a
     /// write in a debug build (what CI's contract run serves) and a noticeable part in a release one.
     package static func sorted<S: Sequence>(_ tiles: S) -> [TileID] where S.Element == TileID {
@@ -11,7 +11,8 @@ extension TileID {
             guard tile.isValid else { return tiles.sorted() }
             words.append(UInt64(tile.z) << 58 | UInt64(tile.x) << 29 | UInt64(tile.y))
         }
-        if words.count <= 64 { words.sort() } else { radixSort(&words) }
+        // The radix sort's four passes each clear and sum 65,536 counters: worth it from that many words on.
+        if words.count < 1 << 16 { words.sort() } else { radixSort(&words) }
         let mask: UInt64 = (1 << 29) - 1
         return words.map { TileID(z: Int($0 >> 58), x: Int(($0 >> 29) & mask), y: Int($0 & mask)) }
     }
