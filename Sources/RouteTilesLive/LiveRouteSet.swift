@@ -69,7 +69,7 @@ public final class LiveRouteSet: Sendable {
         var chunk = 0
         var slot = 0
         /// Nil until first needed, or until `fillCovers` reaches it: a set loaded at start-up answers tiles at once
-        /// and finds its covers (a cut of every tile of every route) afterwards.
+        /// and finds its covers (every tile of every route) afterwards.
         var cover: RouteCover?
         /// The tiles the last append drew in, when a few, all in `cover` (when there is one): the next fix's segment
         /// starts where that one ended and is mostly drawn in the same tiles, which need not be looked up in the
@@ -430,6 +430,8 @@ public final class LiveRouteSet: Sendable {
     /// to the set come one at a time (`LiveRouteSync` applies in order), so the state read here is the state the
     /// write finds; a put finds its own tiler otherwise.
     private func prepare(_ edits: [Edit]) -> [Int: PreparedPut] {
+        // A fleet's rounds are appends alone: no lock taken for them.
+        guard edits.contains(where: { if case .put = $0 { true } else { false } }) else { return [:] }
         var work: [(index: Int, route: Route, trimmable: Bool)] = []
         state.withLock { state in
             for (index, edit) in edits.enumerated() {
