@@ -7,13 +7,11 @@
 #
 #   Tests/contract/schemathesis.sh [max-examples]        # ROUTETILES_BIN=… to test another binary
 #
-# Every check runs (`--checks all`, set in schemathesis.toml as `[checks] enabled = true`), on every operation, in
-# the examples, fuzzing and stateful phases, against a server with its default zooms (0-14): a write of a route
-# across the world, which generated data holds often, must be answered within a few seconds (5 s allowed, in the
-# debug build CI runs). The glitch filters are on (--drop-fixes zero,invalid), so that the answers naming dropped
-# fixes are checked against the document too. The only checks turned off are turned off per operation, with the
-# reason, in schemathesis.toml beside this script (positive_data_acceptance where a body's validity goes beyond
-# what a schema says: CSV columns, GPX roots, ids that name routes).
+# Every check runs (`--checks all`, set in schemathesis.toml as `[checks] enabled = true`), on every operation, in the examples, fuzzing and stateful phases, against a
+# server with its default zooms (0-14): a write of a route across the world, which generated data holds often,
+# must be answered within a few seconds (5 s allowed, in the debug build CI runs). The only checks turned off are
+# turned off per operation, with the reason, in schemathesis.toml beside this script (positive_data_acceptance
+# where a body's validity goes beyond what a schema says: CSV columns, GPX roots, ids that name routes).
 # Left out: the coverage phase (boundary values of every schema): on this document, hypothesis fails inside it, now
 # and then, with CPython 3.11's "AST constructor recursion depth mismatch" while it describes a strategy, an error
 # of the tool that would fail CI at random. It was run while the document was written, and what it found is fixed.
@@ -35,7 +33,7 @@ trap 'exit 130' INT TERM
 token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 printf '%s' "$token" > "$work/token"
 "$bin" serve "$root/Tiles/samples/paris-runs.geojson" --store "$work/routes.db" --write-token-file "$work/token" \
-  --host 127.0.0.1 --port 0 --max-body-mb 1 --drop-fixes zero,invalid --log-level warning 2> "$work/serve.log" &
+  --host 127.0.0.1 --port 0 --max-body-mb 1 --log-level warning 2> "$work/serve.log" &
 server=$!
 url=""
 for _ in $(seq 300); do
