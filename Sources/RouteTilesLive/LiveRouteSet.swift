@@ -333,6 +333,10 @@ public final class LiveRouteSet: Sendable {
         return found
     }
 
+    /// Runs `body` holding the writers' lock, as a write holds it while it applies (tests: what must not wait on
+    /// writers answers while they hold it).
+    package func holdingWritersLock(_ body: () -> Void) { state.withLock { _ in body() } }
+
     /// How many routes have no cover yet (for `/health` and tests), read without the writers' lock, so that the
     /// health check never waits on a write.
     package var routesWithoutCover: Int { coversPending.load(ordering: .relaxed) }

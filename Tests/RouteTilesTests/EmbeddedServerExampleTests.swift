@@ -9,7 +9,7 @@ import Testing
 /// `/routes-tiles`, built as a separate package (as a user builds it) and run: its own route and a tile under the
 /// prefix answer. The build is a separate one of Hummingbird and RouteTiles' server layer, minutes of CPU, hence
 /// `.heavy`; a second run reuses its scratch folder under `.build/examples`.
-@Suite(.heavy, .timeLimit(.minutes(30))) struct EmbeddedServerExampleTests {
+@Suite(.heavy(limit: .seconds(1800))) struct EmbeddedServerExampleTests {
     static let example = ExternalTool.packageRoot.appendingPathComponent("Docs/Examples/EmbeddedServer")
     static let scratch = ExternalTool.packageRoot.appendingPathComponent(".build/examples/EmbeddedServer")
 

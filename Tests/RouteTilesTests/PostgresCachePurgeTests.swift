@@ -11,7 +11,7 @@ import Testing
 /// through Varnish within a second, and the tiles they did not touch stay cached.
 @Suite(.enabled(if: ExternalTool.required(PostgresCluster.installed && VarnishCache.installed),
                 "needs PostgreSQL with PostGIS and varnishd"),
-       .serialized, .heavy, .timeLimit(.minutes(5)))
+       .serialized, .heavy(limit: .seconds(300)))
 struct PostgresCachePurgeTests {
     static let options = Sample.options(minZoom: 9, maxZoom: 14)
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// Lets one CPU-heavy test run at a time across suites: headless Chromium (software rendering), PostgreSQL clusters
@@ -26,8 +27,17 @@ actor HeavyTestGate {
 }
 
 /// `@Suite(.heavy)`: each test (each case of a parameterized one) of the suite runs alone among heavy tests.
+/// `.heavy(limit:)` bounds each test's own run, counted from when it enters the gate: Swift Testing's `.timeLimit`
+/// also counts the wait behind other heavy tests (minutes, behind the browser tests and the example build), and
+/// failed a PostgreSQL test in CI that had not yet started.
 struct HeavyTest: SuiteTrait, TestTrait, TestScoping {
+    var limit: Duration?
     var isRecursive: Bool { true }
+
+    struct TimeLimitExceeded: Error, CustomStringConvertible {
+        var limit: Duration
+        var description: String { "the test ran longer than its limit of \(limit) (after it entered the heavy gate)" }
+    }
 
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
@@ -37,15 +47,31 @@ struct HeavyTest: SuiteTrait, TestTrait, TestScoping {
         }
         await HeavyTestGate.shared.enter()
         do {
-            try await function()
+            try await run(function)
         } catch {
             await HeavyTestGate.shared.leave()
             throw error
         }
         await HeavyTestGate.shared.leave()
     }
+
+    /// Runs `function`, cancelled and failed when it outlives `limit`.
+    private func run(_ function: @Sendable () async throws -> Void) async throws {
+        guard let limit else { return try await function() }
+        try await withoutActuallyEscaping(function) { body in
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask { try await body(); return true }
+                group.addTask { try await Task.sleep(for: limit); return false }
+                let finished = try await group.next() ?? true
+                group.cancelAll()
+                if !finished { throw TimeLimitExceeded(limit: limit) }
+            }
+        }
+    }
 }
 
 extension Trait where Self == HeavyTest {
     static var heavy: HeavyTest { HeavyTest() }
+    /// Heavy, and each test bounded to `limit` from when it starts running (not from when it starts waiting).
+    static func heavy(limit: Duration) -> HeavyTest { HeavyTest(limit: limit) }
 }

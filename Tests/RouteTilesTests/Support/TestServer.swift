@@ -37,12 +37,12 @@ enum TestServer {
 
         /// One request with a bounded timeout; bodies are read whole (up to 64 MB).
         func request(_ method: HTTPMethod = .GET, _ path: String, headers: [(String, String)] = [],
-                     body: [UInt8]? = nil) async throws -> Reply {
+                     body: [UInt8]? = nil, timeout: TimeAmount = .seconds(120)) async throws -> Reply {
             var request = HTTPClientRequest(url: base + path)
             request.method = method
             for (name, value) in headers { request.headers.add(name: name, value: value) }
             if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-            let response = try await TestServer.client.execute(request, timeout: .seconds(120))
+            let response = try await TestServer.client.execute(request, timeout: timeout)
             let bytes = try await response.body.collect(upTo: 64 << 20)
             return Reply(status: Int(response.status.code), headers: response.headers, body: Array(bytes.readableBytesView))
         }
