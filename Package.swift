@@ -125,22 +125,72 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
-        // Core, CLI and server tests in one target, sharing their support code (tools, fixtures, a test server).
-        .testTarget(name: "RouteTilesTests", dependencies: [
-            "RouteTiles",
-            "RouteTilesServer",
-            "RouteTilesSeed",
-            "RouteTilesPurge",
-            "RouteTilesPostgres",
+        // Tests, by kind (Docs/ARCHITECTURE.md, "Tests"). Support code shared by several test targets lives in two
+        // library targets under Tests/: fixtures of the core alone, and the harnesses of the integration tests
+        // (a server on a loopback port, processes, PostgreSQL clusters, Varnish).
+        .target(name: "RouteTilesCoreTestSupport", dependencies: ["RouteTiles"], path: "Tests/CoreTestSupport"),
+        .target(name: "RouteTilesTestSupport", dependencies: [
+            "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesServer", "RouteTilesPurge",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ], path: "Tests/TestSupport"),
+        // The fast tests of the core: no process, no network, no database server (SQLite files in temporary folders,
+        // in-process). `swift test --filter RouteTilesCoreTests` runs them alone.
+        .testTarget(name: "RouteTilesCoreTests", dependencies: ["RouteTiles", "RouteTilesCoreTestSupport"]),
+        // The HTTP layer on loopback ports with a real client; seeding and purging against scripted servers.
+        .testTarget(name: "RouteTilesServerTests", dependencies: [
+            "RouteTiles", "RouteTilesServer", "RouteTilesSeed", "RouteTilesPurge", "RouteTilesCoreTestSupport",
+            "RouteTilesTestSupport",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // `routetiles` run as a process, and what it writes read by independent tools (GDAL, Python's decoders,
+        // tippecanoe-decode, the sqlite3 shell).
+        .testTarget(name: "RouteTilesCLITests", dependencies: [
+            "RouteTiles", "RouteTilesServer", "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+        // The durable route stores: SQLite files read by the sqlite3 shell, PostgreSQL clusters of their own, crashes
+        // and restarts of `routetiles serve`.
+        .testTarget(name: "RouteTilesStoreTests", dependencies: [
+            "RouteTiles", "RouteTilesServer", "RouteTilesPostgres", "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
-            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // Varnish in front: purges, bans, revalidation.
+        .testTarget(name: "RouteTilesCacheTests", dependencies: [
+            "RouteTiles", "RouteTilesServer", "RouteTilesSeed", "RouteTilesPurge", "RouteTilesPostgres",
+            "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+        // The viewer in headless Chromium (Browser/: the Selenium scripts).
+        .testTarget(name: "RouteTilesBrowserTests", dependencies: [
+            "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
         ], exclude: ["Browser"]),
+        // Docs/Examples/EmbeddedServer built as a package of its own and run.
+        .testTarget(name: "RouteTilesExampleTests", dependencies: [
+            "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

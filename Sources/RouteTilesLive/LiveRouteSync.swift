@@ -183,6 +183,9 @@ public final class LiveRouteSync: Sendable {
     /// How far this server is now.
     public var status: Status { state.withLock { $0.status } }
 
+    /// How many calls of `write` have queued their writes so far (for tests that wait until every caller has).
+    package var writesQueued: Int { queue.enqueuedCount }
+
     /// The version of the route stored under `key`, as this server holds it.
     public func version(of key: String) -> Int64? { state.withLock { $0.versions[key] } }
 

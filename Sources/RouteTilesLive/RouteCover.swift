@@ -7,7 +7,7 @@ import RouteTilesTiling
 /// Exact when found from the route's tiler (`init(of:)`); an append whose new segments would be drawn in more
 /// tiles than `TilingOptions.appendTileLimit` adds subtrees instead of listing the deepest zooms, and then the cover
 /// is a superset: every tile under a subtree counts as covered.
-struct RouteCover: Sendable {
+package struct RouteCover: Sendable {
     /// The tiles listed.
     var tiles: Set<TileID>
     /// Tiles under which every tile, down to the greatest zoom, counts as covered; usually none.
@@ -19,7 +19,7 @@ struct RouteCover: Sendable {
     }
 
     /// The exact cover of `route` alone: the tiles a build of it would write.
-    static func tiles(of route: Route, options: TilingOptions) -> Set<TileID> {
+    package static func tiles(of route: Route, options: TilingOptions) -> Set<TileID> {
         RouteTiler(routes: [route], options: options).cover()
     }
 

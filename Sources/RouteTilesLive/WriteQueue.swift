@@ -18,6 +18,8 @@ final class WriteQueue: Sendable {
     private struct State {
         var units: [Unit] = []
         var leading = false
+        /// Units ever enqueued (for tests that wait until every caller has queued).
+        var enqueued = 0
     }
 
     private let state = Mutex(State())
@@ -26,6 +28,7 @@ final class WriteQueue: Sendable {
     func enqueue(_ unit: Unit) -> Bool {
         state.withLock { state in
             state.units.append(unit)
+            state.enqueued += 1
             if state.leading { return false }
             state.leading = true
             return true
@@ -47,6 +50,9 @@ final class WriteQueue: Sendable {
             return taken
         }
     }
+
+    /// How many units were ever enqueued.
+    var enqueuedCount: Int { state.withLock { $0.enqueued } }
 
     /// Called by the leader after its round: true when units wait (the leader goes on, or hands over), false when
     /// none does (leadership ends, and the next unit's caller leads).

@@ -18,6 +18,9 @@ actor PendingTiles {
         self.limit = limit
     }
 
+    /// How many workers wait for a tile (for tests that must add tiles only once they do).
+    var workersWaiting: Int { workers.count }
+
     /// Adds the tiles of a change, to be requested from `ready` on.
     func add(_ tiles: [TileID], ready: ContinuousClock.Instant = .now) {
         guard !closed else { return }

@@ -3,10 +3,10 @@ import RouteTiles
 /// `GET /routes/{id}`: a stored route as a GeoJSON Feature (`RouteFeature` in `openapi.json`): its id, its
 /// properties (with `geodesic: true` for a great-circle route) and a LineString, or a MultiLineString for a route
 /// of several parts.
-struct RouteFeature: Encodable, Sendable {
+package struct RouteFeature: Encodable, Sendable {
     var route: Route
 
-    init(_ route: Route) {
+    package init(_ route: Route) {
         self.route = route
     }
 
@@ -35,7 +35,7 @@ struct RouteFeature: Encodable, Sendable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode("Feature", forKey: Key(stringValue: "type"))
         switch route.id {

@@ -8,7 +8,7 @@ import RouteTilesModel
 ///
 /// Parameters are zigzag-encoded deltas from a cursor that starts at (0, 0) for each feature and carries across parts,
 /// so the `MoveTo` of a part is relative to the last point of the previous written part.
-enum GeometryEncoder {
+package enum GeometryEncoder {
     /// Coordinates beyond this magnitude are refused: renderers keep tile coordinates in 16-bit signed integers.
     static let maximumCoordinateMagnitude: Int32 = 32767
 
@@ -21,7 +21,7 @@ enum GeometryEncoder {
     ///
     /// `buffer` is scratch space kept by the caller: it only grows, so that encoding allocates nothing once it is
     /// large enough; bytes past the returned count are garbage.
-    static func encode(_ geometry: TileGeometry, into buffer: inout [UInt8]) -> Int? {
+    package static func encode(_ geometry: TileGeometry, into buffer: inout [UInt8]) -> Int? {
         guard let pointCount = usedPointCount(geometry) else { return nil }
         // Worst case: two command integers per part and two parameters per point.
         let maximumSize = (2 * geometry.partEnds.count + 2 * pointCount) * maximumVarintSize

@@ -1,0 +1,209 @@
+import Testing
+import RouteTiles
+@testable import RouteTilesInput
+import RouteTilesCoreTestSupport
+
+@Suite struct CSVReaderTests {
+    func readError(_ text: String, options: ReadOptions = ReadOptions()) -> InputError? {
+        inputError { _ = try readCSV(text, options: options) }
+    }
+
+    // MARK: Reading
+
+    @Test func readsAWholeFileAsOneRoute() throws {
+        let result = try readCSV("lat,lon\n52.5,13.4\n52.6,13.5\n-33.9,151.2\n")
+        #expect(result.routes.count == 1)
+        let route = result.routes[0]
+        #expect(route.id == nil)
+        #expect(route.properties.isEmpty)
+        #expect(route.geodesic == false)
+        #expect(route.origin == "t.csv line 2")
+        #expect(route.parts == [coordinates([(13.4, 52.5), (13.5, 52.6), (151.2, -33.9)])])
+    }
+
+    @Test(arguments: [
+        "lat,lon", "latitude,longitude", "LAT,LNG", " Latitude , Long ", "Lat,Longitude", "lat,lng",
+    ])
+    func matchesColumnAliases(header: String) throws {
+        let result = try readCSV("name,\(header),note\nx,1,2,a\ny,3,4,b")
+        #expect(result.routes.first?.parts == [coordinates([(2, 1), (4, 3)])])
+    }
+
+    @Test func takesColumnNamesFromOptions() throws {
+        let text = "lat,lon,Y,X,Trip\n0,0,1,2,a\n0,0,3,4,a\n0,0,5,6,b\n0,0,7,8,b"
+        let result = try readCSV(text, options: ReadOptions(latColumn: "y", lonColumn: " x ", routeColumn: "trip"))
+        #expect(result.routes.map(\.id) == [.string("a"), .string("b")])
+        #expect(result.routes[0].parts == [coordinates([(2, 1), (4, 3)])])
+    }
+
+    @Test func groupsRowsIntoRoutesInOrderOfFirstAppearance() throws {
+        let text = """
+            route,lat,lon
+            7,1,1
+            bus-2,2,2
+            7,3,3
+            bus-2,4,4
+            7,5,5
+            007,6,6
+            007,7,7
+            """
+        let result = try readCSV(text)
+        #expect(result.routes.map(\.id) == [.number(7), .string("bus-2"), .string("007")])
+        #expect(result.routes.map(\.origin) == ["t.csv line 2", "t.csv line 3", "t.csv line 7"])
+        #expect(result.routes[0].parts == [coordinates([(1, 1), (3, 3), (5, 5)])])
+        #expect(result.routes[1].parts == [coordinates([(2, 2), (4, 4)])])
+    }
+
+    @Test func prefersTheRouteColumnToTheIdColumn() throws {
+        let result = try readCSV("id,lat,lon,route\n1,0,0,a\n2,1,1,a")
+        #expect(result.routes.map(\.id) == [.string("a")])
+        let byId = try readCSV("ID,lat,lon\n18446744073709551615,0,0\n18446744073709551615,1,1")
+        #expect(byId.routes.map(\.id) == [.number(UInt64.max)])
+    }
+
+    @Test func readsQuotedFields() throws {
+        let text = #"""
+            "name","lat","lon","route"
+            "Main St, north","1.5",2,"a ""b"""
+            "multi
+            line",3,4,"a ""b"""
+            """#
+        let result = try readCSV(text)
+        #expect(result.routes.map(\.id) == [.string("a \"b\"")])
+        #expect(result.routes[0].parts == [coordinates([(2, 1.5), (4, 3)])])
+    }
+
+    @Test func countsLinesInsideQuotedFields() throws {
+        let text = "name,lat,lon\n\"a\nb\nc\",1,2\nx,abc,3"
+        #expect(readError(text)?.location == .line(5, column: 2))
+    }
+
+    @Test func handlesCRLFByteOrderMarkBlankLinesAndNoFinalNewline() throws {
+        let text = Array("\r\nlat,lon\r\n\r\n1,2\r\n   \r\n3,4".utf8)
+        let result = try CSVReader.read([0xEF, 0xBB, 0xBF] + text, file: "t.csv", options: ReadOptions())
+        #expect(result.routes.first?.parts == [coordinates([(2, 1), (4, 3)])])
+        #expect(result.routes.first?.origin == "t.csv line 4")
+        let lf = try readCSV("lat,lon\n1,2\n3,4\n\n\n")
+        #expect(lf.routes.first?.parts.first?.count == 2)
+    }
+
+    @Test func acceptsPlainDecimalForms() throws {
+        let result = try readCSV("lat,lon\n+1.5,-.5\n 2. , 1e1 \n-0,7E-1")
+        #expect(result.routes.first?.parts == [coordinates([(-0.5, 1.5), (10, 2), (0.7, -0.0)])])
+    }
+
+    @Test func readsAHeaderWithoutRowsAsNoRoutes() throws {
+        #expect(try readCSV("lat,lon\n").routes.isEmpty)
+    }
+
+    // MARK: Errors
+
+    @Test(arguments: [
+        ("lat,lon\n1,2\nabc,3", InputError.Location.line(3, column: 1), "latitude 'abc' is not a number"),
+        ("lon,lat\n1,2\n3,x", .line(3, column: 2), "latitude 'x' is not a number"),
+        ("lat,lon\n1,2\n3,", .line(3, column: 2), "longitude is empty"),
+        ("lat,lon\n1,2\ninf,3", .line(3, column: 1), "latitude 'inf' is not a number"),
+        ("lat,lon\n1,2\nnan,3", .line(3, column: 1), "latitude 'nan' is not a number"),
+        ("lat,lon\n1,2\n0x10,3", .line(3, column: 1), "latitude '0x10' is not a number"),
+        ("lat,lon\n1,2\n1,2e", .line(3, column: 2), "longitude '2e' is not a number"),
+        ("lat,lon\n1,2\n95,3", .line(3, column: 1), "latitude 95 is out of range [-90, 90]"),
+        ("lat,lon\n1,2\n1e400,3", .line(3, column: 1), "latitude 1e400 is out of range [-90, 90]"),
+        ("a,lat,lon\nq,1,2\nq,3,-720.5", .line(3, column: 3), "longitude -720.5 is out of range [-720, 720]"),
+        ("lat,lon\n1,2\n3,4,5", .line(3, column: nil), "row has 3 fields, header has 2"),
+        ("x,lat,lon\n,1,2\n3", .line(3, column: nil), "row has 1 field, header has 3"),
+        ("a, b ,c\n1,2,3", .line(1, column: nil), "missing column: no 'lat' or 'latitude' in header (found: a, b, c)"),
+        ("lat,c\n1,2", .line(1, column: nil),
+         "missing column: no 'lon', 'lng', 'long' or 'longitude' in header (found: lat, c)"),
+        ("lat,lon\n1,2", .line(2, column: nil), "the route has 1 point (first on line 2); a route needs at least 2"),
+        ("route,lat,lon\na,1,2\nb,1,2\na,3,4", .line(3, column: nil),
+         "route 'b' has 1 point (first on line 3); a route needs at least 2"),
+        ("lat,lon\n\"1,2\n3,4\n", .line(2, column: 1), "unterminated quoted field 1: no closing '\"'"),
+        ("lat,lon\n\"1\"x,2\n", .line(2, column: 1), "unexpected text after the closing quote of field 1"),
+        ("", .none, "file is empty"),
+        ("\n\n", .none, "file is empty"),
+    ])
+    func reportsErrorsWithLineAndField(text: String, location: InputError.Location, message: String) throws {
+        let error = try #require(readError(text))
+        #expect(error.location == location)
+        #expect(error.message == message)
+        #expect(error.file == "t.csv")
+    }
+
+    @Test func reportsMissingOverriddenColumns() {
+        #expect(readError("lat,lon\n1,2\n3,4", options: ReadOptions(routeColumn: "trip"))?.message
+                    == "missing column: no 'trip' in header (found: lat, lon)")
+        #expect(readError("lat,lon\n1,2\n3,4", options: ReadOptions(latColumn: "Y"))?.message
+                    == "missing column: no 'y' in header (found: lat, lon)")
+    }
+
+    @Test func describesErrorsAsFileLineColumn() throws {
+        let error = try #require(readError("lat,lon\n1,2\nabc,3"))
+        #expect(error.description == "t.csv:3:1: latitude 'abc' is not a number")
+    }
+
+    // MARK: Skipping invalid routes
+
+    @Test func skipsRoutesWithBadRowsWhenAsked() throws {
+        let text = """
+            route,lat,lon
+            a,1,1
+            b,2,2
+            a,99,1
+            c,1,1
+            b,3,3
+            a,4,4
+            c,2,2,extra
+            d,5,5
+            c,3,3
+            """
+        let result = try readCSV(text, options: ReadOptions(skipInvalid: true))
+        #expect(result.routes.map(\.id) == [.string("b"), .string("c")])
+        #expect(result.routes[1].parts == [coordinates([(1, 1), (3, 3)])])
+        #expect(result.invalid == [
+            InputError(file: "t.csv", location: .line(4, column: 2), message: "latitude 99 is out of range [-90, 90]"),
+            InputError(file: "t.csv", location: .line(8, column: nil), message: "row has 4 fields, header has 3"),
+            InputError(file: "t.csv", location: .line(9, column: nil),
+                       message: "route 'd' has 1 point (first on line 9); a route needs at least 2"),
+        ])
+    }
+
+    @Test func throwsTheFirstBadRowWithoutSkipInvalid() {
+        #expect(readError("route,lat,lon\na,1,1\na,x,1\nb,y,2")?.location == .line(3, column: 2))
+    }
+
+    @Test func syntaxErrorsThrowEvenWhenSkipping() {
+        let error = readError("lat,lon\n1,2\n\"3,4\n", options: ReadOptions(skipInvalid: true))
+        #expect(error?.message == "unterminated quoted field 1: no closing '\"'")
+    }
+
+    /// Numbers parsed in place from the bytes equal Double(String) on the same text, for random decimals of
+    /// every shape the CSV reader accepts; text that is not a plain decimal is refused.
+    @Test func numbersParsedInPlaceEqualSwiftsParsing() {
+        var random = SeededGenerator(seed: 31)
+        for _ in 0..<20_000 {
+            var text = ["", "-", "+"].randomElement(using: &random) ?? ""
+            let integer = String(UInt64.random(in: 0...UInt64.random(in: 0...999_999_999, using: &random), using: &random))
+            let fraction = String(UInt64.random(in: 0...UInt64.max, using: &random)).prefix(Int.random(in: 0...17, using: &random))
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: text += integer
+            case 1: text += integer + "." + fraction
+            case 2: text += "." + (fraction.isEmpty ? "5" : fraction)
+            default: text += integer + "." + fraction + "e" + String(Int.random(in: -30...30, using: &random))
+            }
+            let bytes = Array(text.utf8)
+            let parsed = bytes.withUnsafeBufferPointer { DecimalText.value(of: $0) }
+            #expect(parsed == Double(text), "\(text)")
+        }
+        for bad in ["", "-", ".", "1e", "nan", "inf", "0x10", "1.2.3", "1,5", " 1"] {
+            #expect(Array(bad.utf8).withUnsafeBufferPointer { DecimalText.value(of: $0) } == nil, "\(bad)")
+        }
+    }
+
+    /// Rows of one route need not be adjacent; the bytes shortcut for repeated keys keeps them apart.
+    @Test func interleavedRoutesAndQuotedKeys() throws {
+        let csv = "route,lat,lon\na,1,1\nb,2,2\na,1.5,1.5\n\"a\",1.7,1.7\n\"b\"\"\",3,3\nb,2.5,2.5\n\"b\"\"\",3.5,3.5\n"
+        let result = try CSVReader.read(Array(csv.utf8), file: "r.csv", options: ReadOptions())
+        #expect(result.routes.map(\.id) == [.string("a"), .string("b"), .string("b\"")])
+        #expect(result.routes.map { $0.parts[0].count } == [3, 2, 2])
+    }
+}

@@ -1,0 +1,54 @@
+import AsyncHTTPClient
+import Foundation
+import RouteTiles
+import RouteTilesCoreTestSupport
+
+/// A running `routetiles serve`, started in the package root so that the bundled samples are found.
+package final class ServeProcess {
+    package let process = Process()
+    package let base: String
+    private let stderr = Pipe()
+
+    package private(set) var printed = ""
+
+    /// `environment` is added to this process's.
+    package init(_ arguments: [String], logLevel: String = "warning", environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
+        process.arguments = ["serve", "--port", "0", "--log-level", logLevel] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        process.currentDirectoryURL = PackageFolder.root
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        // The server prints its URL on standard error once it listens.
+        let started = try ExternalTool.startServer(process, printingOn: stderr.fileHandleForReading,
+                                                   until: "serving http://", address: #"http://127\.0\.0\.1:\d+"#)
+        base = started.address
+        printed = started.text
+    }
+
+    /// A GET of `path` on this server: its status and body (up to 16 MB).
+    package func get(_ path: String) async throws -> (Int, [UInt8]) {
+        let response = try await TestServer.client.execute(HTTPClientRequest(url: base + path), timeout: .seconds(120))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        return (Int(response.status.code), Array(body.readableBytesView))
+    }
+
+    /// Everything the server printed on standard error, once it has exited.
+    package func standardError() -> String {
+        printed + String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// Sends `signal` and waits (at most 30 s) for the exit status.
+    package func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+        kill(process.processIdentifier, signal)
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+}
