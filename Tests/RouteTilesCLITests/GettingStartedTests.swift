@@ -61,10 +61,14 @@ import RouteTilesTestSupport
         #expect(source.metadata.name == "paris")
 
         // Follow routes that change.
-        let live = LiveRouteSet(routes: read.routes, options: options)
-        let change = live.apply([.append(key: "1", points: [Coordinate(longitude: 2.35, latitude: 48.86)])])
+        let live = LiveRouteSync.inMemory(routes: read.routes, options: options)
+        let outcome = try await live.write(.append(key: "1", points: [Coordinate(longitude: 2.35, latitude: 48.86)]))
+        guard case let .applied(change, _, _) = outcome else {
+            Issue.record("the append was not applied: \(outcome)")
+            return
+        }
         #expect(change.keys == ["1"] && !change.invalidated.isEmpty && change.generation == 1)
-        let fresh = try #require(try live.snapshot.tile(z: 12, x: 2074, y: 1409))
+        let fresh = try #require(try live.routes.snapshot.tile(z: 12, x: 2074, y: 1409))
         #expect(fresh != mvt, "the appended route's length changed in the tile")
     }
 }

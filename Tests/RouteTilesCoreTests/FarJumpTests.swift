@@ -99,7 +99,7 @@ import RouteTilesCoreTestSupport
             let candidates = old.cover().union(RouteTiler(routes: [grown], options: options).cover())
             var before: [TileID: [UInt8]] = [:]
             for t in candidates { before[t] = try live.snapshot.tile(z: t.z, x: t.x, y: t.y) ?? [] }
-            let change = try #require(live.append(key: "van", points: [far]))
+            let change = live.apply([.append(key: "van", points: [far])])
             let invalidated = Invalidated(change)
             if !change.subtrees.isEmpty { subtreeChanges += 1 }
             var changed = 0
@@ -112,7 +112,7 @@ import RouteTilesCoreTestSupport
             track = grown
         }
         #expect(limit < 1_000 ? subtreeChanges > 0 : subtreeChanges == 0)
-        let removal = try #require(live.remove(key: "van"))
+        let removal = live.apply([.remove(key: "van")])
         let removed = Invalidated(removal)
         let drawn = RouteTiler(routes: [track], options: options).cover()
         let missed = drawn.filter { !removed.contains($0) }

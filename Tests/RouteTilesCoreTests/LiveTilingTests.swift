@@ -243,7 +243,7 @@ import RouteTilesCoreTestSupport
             let last = try #require(routes[which].parts.last?.last)
             var more = Sample.track(count: 12, lon: last.longitude, lat: last.latitude, step: 0.0007, using: &rng)
             more.removeFirst()
-            let change = try #require(live.append(key: String(which), points: more))
+            let change = live.apply([.append(key: String(which), points: more)])
             routes[which].parts[routes[which].parts.count - 1].append(contentsOf: more)
             #expect(change.keys == [String(which)])
             let fresh = RouteTiler(routes: routes, options: options)
@@ -518,7 +518,7 @@ import RouteTilesCoreTestSupport
             let candidates = old.cover().union(new.cover())
             var before: [TileID: [UInt8]] = [:]
             for t in candidates { before[t] = try live.snapshot.tile(z: t.z, x: t.x, y: t.y) ?? [] }
-            let change = try #require(live.append(key: "van", points: fixes, time: 1_790_000_000 + Double(step)))
+            let change = live.apply([.append(key: "van", points: fixes, time: 1_790_000_000 + Double(step))])
             let invalidated = Set(change.invalidated)
             var changed = 0
             for t in candidates where (try live.snapshot.tile(z: t.z, x: t.x, y: t.y) ?? []) != before[t] {
@@ -582,7 +582,7 @@ import RouteTilesCoreTestSupport
 
         // An append moves it, with the new bearing and time; the tiles it left and entered are invalidated.
         let fix = Coordinate(longitude: track[39].longitude + 0.02, latitude: track[39].latitude + 0.01)
-        let change = try #require(live.append(key: "van", points: [fix], time: 1_790_000_005))
+        let change = live.apply([.append(key: "van", points: [fix], time: 1_790_000_005)])
         #expect(try Self.positions(live, at: track[39], zoom: 14).isEmpty)
         let moved = try #require(try Self.positions(live, at: fix, zoom: 14).first)
         #expect(moved.properties == [Property("bearing", .double((Bearing.initial(track[39], fix) * 10).rounded() / 10)),

@@ -124,7 +124,7 @@ import RouteTilesCoreTestSupport
         let trimmed = try #require(TrackRetention.trimmed(route, keeping: 700))
         let old = RouteTiler(routes: [route], options: options)
         let expected = try #require(RouteTiler(routes: [trimmed], options: options).tilesChanged(byTrimming: old))
-        let change = live.upsert([trimmed])
+        let change = live.apply([.put(trimmed)])
         #expect(Set(change.invalidated) == Set(expected.changed))
         #expect(live.pointCount(of: "t") == trimmed.pointCount)
         let fresh = LiveRouteSet(routes: [trimmed, other], options: options)
@@ -132,7 +132,7 @@ import RouteTilesCoreTestSupport
             #expect(try live.snapshot.tile(z: tile.z, x: tile.x, y: tile.y) == fresh.snapshot.tile(z: tile.z, x: tile.x, y: tile.y), "\(tile)")
         }
         // The cover kept is the trimmed route's: removing it invalidates exactly that.
-        let removal = try #require(live.remove(key: "t"))
+        let removal = live.apply([.remove(key: "t")])
         #expect(Set(removal.invalidated) == RouteTiler(routes: [trimmed], options: options).cover())
     }
 }
