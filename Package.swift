@@ -124,11 +124,13 @@ let package = Package(
             "RouteTilesPostgres",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // Tests, by kind (Docs/ARCHITECTURE.md, "Tests"). Support code shared by several test targets lives in two
         // library targets under Tests/: fixtures of the core alone, and the harnesses of the integration tests
         // (a server on a loopback port, processes, PostgreSQL clusters, Varnish).
-        .target(name: "RouteTilesCoreTestSupport", dependencies: ["RouteTiles"], path: "Tests/CoreTestSupport"),
+        .target(name: "RouteTilesCoreTestSupport", dependencies: ["RouteTiles", "RouteTilesTiling", "RouteTilesLive"],
+                path: "Tests/CoreTestSupport"),
         .target(name: "RouteTilesTestSupport", dependencies: [
             "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesServer", "RouteTilesPurge",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -140,11 +142,15 @@ let package = Package(
         ], path: "Tests/TestSupport"),
         // The fast tests of the core: no process, no network, no database server (SQLite files in temporary folders,
         // in-process). `swift test --filter RouteTilesCoreTests` runs them alone.
-        .testTarget(name: "RouteTilesCoreTests", dependencies: ["RouteTiles", "RouteTilesCoreTestSupport"]),
+        // Each reaches into the stage modules it tests (`@testable import`), so those are named too.
+        .testTarget(name: "RouteTilesCoreTests", dependencies: [
+            "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesModel", "RouteTilesGeo", "RouteTilesInput",
+            "RouteTilesTiling", "RouteTilesStores", "RouteTilesRouteStore", "RouteTilesLive",
+        ]),
         // The HTTP layer on loopback ports with a real client; seeding and purging against scripted servers.
         .testTarget(name: "RouteTilesServerTests", dependencies: [
-            "RouteTiles", "RouteTilesServer", "RouteTilesSeed", "RouteTilesPurge", "RouteTilesCoreTestSupport",
-            "RouteTilesTestSupport",
+            "RouteTiles", "RouteTilesServer", "RouteTilesSeed", "RouteTilesPurge", "RouteTilesLive",
+            "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -158,7 +164,8 @@ let package = Package(
         // `routetiles` run as a process, and what it writes read by independent tools (GDAL, Python's decoders,
         // tippecanoe-decode, the sqlite3 shell).
         .testTarget(name: "RouteTilesCLITests", dependencies: [
-            "RouteTiles", "RouteTilesServer", "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
+            "RouteTiles", "RouteTilesServer", "RouteTilesModel", "RouteTilesGeo", "RouteTilesCoreTestSupport",
+            "RouteTilesTestSupport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -166,7 +173,8 @@ let package = Package(
         // The durable route stores: SQLite files read by the sqlite3 shell, PostgreSQL clusters of their own, crashes
         // and restarts of `routetiles serve`.
         .testTarget(name: "RouteTilesStoreTests", dependencies: [
-            "RouteTiles", "RouteTilesServer", "RouteTilesPostgres", "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
+            "RouteTiles", "RouteTilesServer", "RouteTilesPostgres", "RouteTilesLive", "RouteTilesCoreTestSupport",
+            "RouteTilesTestSupport",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -175,7 +183,7 @@ let package = Package(
         // Varnish in front: purges, bans, revalidation.
         .testTarget(name: "RouteTilesCacheTests", dependencies: [
             "RouteTiles", "RouteTilesServer", "RouteTilesSeed", "RouteTilesPurge", "RouteTilesPostgres",
-            "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
+            "RouteTilesLive", "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

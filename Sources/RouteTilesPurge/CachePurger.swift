@@ -14,29 +14,29 @@ import ServiceLifecycle
 /// tiles again after a backoff; a cache that refuses (405, 403) is logged and counted, never asked again for those
 /// tiles. When more than `queueLimit` tiles wait for one cache, they are dropped and one `BAN` of every tile under
 /// the cache's `/tiles/` is sent instead (and retried like a purge), which cannot leave a stale tile behind.
-public final class CachePurger: Service, Sendable {
+package final class CachePurger: Service, Sendable {
     /// How purges are sent.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// Requests in flight per cache.
-        public var concurrency = 8
+        package var concurrency = 8
         /// Tiles taken from the queue per round.
-        public var batchSize = 256
+        package var batchSize = 256
         /// Tiles that may wait per cache; past it, a ban replaces them.
-        public var queueLimit = 100_000
+        package var queueLimit = 100_000
         /// The timeout of one purge request.
-        public var timeout = TimeAmount.seconds(2)
+        package var timeout = TimeAmount.seconds(2)
         /// The first wait after a failed round; each failure in a row doubles it, up to `maxBackoff`.
-        public var firstBackoff = Duration.milliseconds(100)
-        public var maxBackoff = Duration.seconds(5)
+        package var firstBackoff = Duration.milliseconds(100)
+        package var maxBackoff = Duration.seconds(5)
 
-        public init() {}
+        package init() {}
     }
 
     let nodes: [CachePurgeNode]
     private let logger: Logger
 
     /// - Parameter metricsFactory: where the purge counters go (a server's `metricsFactory`, for its `/metrics`).
-    public init(targets: [PurgeTarget], settings: Settings = Settings(), logger: Logger,
+    package init(targets: [PurgeTarget], settings: Settings = Settings(), logger: Logger,
                 metricsFactory: any MetricsFactory) {
         self.logger = logger
         nodes = targets.map { target in
@@ -46,7 +46,7 @@ public final class CachePurger: Service, Sendable {
     }
 
     /// Queues a purge of `tiles` for every cache. Returns at once.
-    public func purge(_ tiles: [TileID]) {
+    package func purge(_ tiles: [TileID]) {
         guard !tiles.isEmpty else { return }
         for node in nodes { node.add(tiles) }
     }
@@ -54,7 +54,7 @@ public final class CachePurger: Service, Sendable {
     /// Queues a purge of the tiles a live change invalidated for every cache. A change with subtrees (an append
     /// drawn in more tiles than it lists, `LiveRouteSet.Change.subtrees`) is sent as one ban of every tile instead,
     /// the one request that reaches every tile under them. Returns at once.
-    public func purge(_ change: LiveRouteSet.Change) {
+    package func purge(_ change: LiveRouteSet.Change) {
         guard change.subtrees.isEmpty else {
             let reason = "a change of \(change.keys.joined(separator: ", ")) is drawn in tiles below \(change.subtrees.count) listed subtree(s)"
             for node in nodes { node.ban(because: reason) }
@@ -64,10 +64,10 @@ public final class CachePurger: Service, Sendable {
     }
 
     /// Tiles waiting, summed over the caches.
-    public var queuedTiles: Int { nodes.reduce(0) { $0 + $1.queued } }
+    package var queuedTiles: Int { nodes.reduce(0) { $0 + $1.queued } }
 
     /// Sends purges until the service group shuts down (or the task is cancelled).
-    public func run() async throws {
+    package func run() async throws {
         var configuration = HTTPClient.Configuration(decompression: .disabled)
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = nodes.first?.settings.concurrency ?? 8
         configuration.timeout.connect = .seconds(1)

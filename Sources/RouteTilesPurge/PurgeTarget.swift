@@ -6,14 +6,14 @@ import RouteTiles
 ///
 /// A tile's purge goes to the path a client fetches, `{base}/tiles/{z}/{x}/{y}.mvt`. The `.pbf` spelling of the same
 /// tile is not purged: the shipped Varnish configuration (Docs/varnish/routetiles.vcl) stores both under `.mvt`.
-public struct PurgeTarget: Sendable, Equatable {
+package struct PurgeTarget: Sendable, Equatable {
     /// The URL without a trailing slash, such as `http://127.0.0.1:6081` or `http://cache:6081/maps`.
-    public let base: String
+    package let base: String
     /// The method of a tile's purge: `PURGE` for Varnish and for most caches that accept purges over HTTP.
-    public let method: String
+    package let method: String
 
     /// - Parameter url: an `http://` or `https://` URL with a host, without query or fragment.
-    public init(_ url: String, method: String = "PURGE") throws {
+    package init(_ url: String, method: String = "PURGE") throws {
         guard let parsed = URLComponents(string: url), let scheme = parsed.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = parsed.host, !host.isEmpty
         else {
@@ -32,10 +32,10 @@ public struct PurgeTarget: Sendable, Equatable {
     }
 
     /// The URL a client fetches `tile` at, through this cache.
-    public func url(for tile: TileID) -> String {
+    package func url(for tile: TileID) -> String {
         "\(base)/tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt"
     }
 
     /// The URL of a `BAN` of every tile: the tiles' path prefix.
-    public var banURL: String { base + "/tiles/" }
+    package var banURL: String { base + "/tiles/" }
 }

@@ -15,27 +15,27 @@ import Synchronization
 /// it meanwhile. The job ends after `seconds` or once it has requested `maxTiles` tiles, whichever comes first
 /// (neither: until cancelled). A stream that ends is opened again with `Last-Event-ID`; a `resync` answer (changes
 /// missed while away, whose tiles the server cannot list) is counted.
-public struct ChangeFollower: Sendable {
-    public var eventsURL: String
-    public var seeder: HTTPSeeder
-    public var seconds: Double?
-    public var maxTiles: Int?
+package struct ChangeFollower: Sendable {
+    package var eventsURL: String
+    package var seeder: HTTPSeeder
+    package var seconds: Double?
+    package var maxTiles: Int?
     /// How long after its change a tile is requested.
-    public var delay = Duration.milliseconds(500)
+    package var delay = Duration.milliseconds(500)
 
     /// What a follow job did.
-    public struct Report: Sendable {
+    package struct Report: Sendable {
         /// The tiles' answers, as a seed job counts them.
-        public var seed = SeedReport()
+        package var seed = SeedReport()
         /// `change` events read.
-        public var changes = 0
+        package var changes = 0
         /// Times the stream reconnected and the server could not list the tiles of the changes missed.
-        public var resyncs = 0
+        package var resyncs = 0
         /// Why the stream could not be read, the last time it could not.
-        public var streamError: String?
+        package var streamError: String?
     }
 
-    public init(eventsURL: String, seeder: HTTPSeeder) {
+    package init(eventsURL: String, seeder: HTTPSeeder) {
         self.eventsURL = eventsURL
         self.seeder = seeder
         self.seeder.headers.append(("Cache-Control", "no-cache"))
@@ -45,7 +45,7 @@ public struct ChangeFollower: Sendable {
     /// - Parameters:
     ///   - connected: called each time the event stream is open (its first event read).
     ///   - warmed: called with each tile requested and its outcome's status (nil after a failure).
-    public func run(client: HTTPClient, connected: (@Sendable () -> Void)? = nil,
+    package func run(client: HTTPClient, connected: (@Sendable () -> Void)? = nil,
                     warmed: (@Sendable (TileID, Int?) -> Void)? = nil) async -> Report {
         let started = ContinuousClock.now
         let pending = PendingTiles(limit: maxTiles)

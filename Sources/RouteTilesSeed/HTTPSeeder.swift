@@ -9,32 +9,32 @@ import Synchronization
 /// `rate` per second, retrying 5xx and 429 answers, timeouts and connection errors with exponential backoff (or
 /// longer, when the answer's `Retry-After` asks for it, up to `maxRetryAfterSeconds`). A tile counts as warmed on
 /// 200 with a body, 204 or 304; any other answer (or a 200 with an empty body) fails it.
-public struct HTTPSeeder: Sendable {
-    public var template: TileURLTemplate
-    public var concurrency = 8
+package struct HTTPSeeder: Sendable {
+    package var template: TileURLTemplate
+    package var concurrency = 8
     /// Requests per second; 0 for no limit.
-    public var rate = 0.0
-    public var retries = 3
-    public var timeoutSeconds: Int64 = 30
+    package var rate = 0.0
+    package var retries = 3
+    package var timeoutSeconds: Int64 = 30
     /// The first backoff; each retry doubles it.
-    public var backoffSeconds = 0.25
+    package var backoffSeconds = 0.25
     /// The longest wait a `Retry-After` header is obeyed for.
-    public var maxRetryAfterSeconds = 60.0
+    package var maxRetryAfterSeconds = 60.0
     /// Extra request headers, such as `Accept-Encoding: gzip` (sent by default, as browsers do).
-    public var headers: [(String, String)] = [("Accept-Encoding", "gzip")]
+    package var headers: [(String, String)] = [("Accept-Encoding", "gzip")]
 
-    public init(template: TileURLTemplate) {
+    package init(template: TileURLTemplate) {
         self.template = template
     }
 
     /// Progress of a run: tiles finished (warmed or failed) of the total.
-    public struct Progress: Sendable {
-        public var finished: Int
-        public var total: Int
+    package struct Progress: Sendable {
+        package var finished: Int
+        package var total: Int
     }
 
     /// Requests every tile of `tiles` not already in the checkpoint, recording each warmed tile in it.
-    public func run(_ tiles: [TileID], client: HTTPClient, checkpoint: SeedCheckpoint?,
+    package func run(_ tiles: [TileID], client: HTTPClient, checkpoint: SeedCheckpoint?,
                     progress: (@Sendable (Progress) -> Void)? = nil) async -> SeedReport {
         let started = Date()
         var report = SeedReport()

@@ -3,15 +3,15 @@ import Synchronization
 
 /// Spaces requests to at most `rate` per second across all tasks: each caller gets the next free slot and
 /// sleeps until it.
-public final class RequestPacer: Sendable {
+package final class RequestPacer: Sendable {
     private let interval: Double
     private let next = Mutex<Double>(0)
 
-    public init(rate: Double) {
+    package init(rate: Double) {
         interval = rate > 0 ? 1 / rate : 0
     }
 
-    public func wait() async {
+    package func wait() async {
         guard interval > 0 else { return }
         let now = ProcessInfo.processInfo.systemUptime
         let slot = next.withLock { next -> Double in

@@ -5,10 +5,10 @@ import Synchronization
 /// The tiles a seed job has finished, in an append-only file of `z/x/y` lines. Each line is written as its tile
 /// finishes (so a killed process loses none) and the file is synced every `batch` tiles and at `close()` (so a
 /// machine crash loses at most a batch). The same job run again skips what it had done; a line cut short is ignored.
-public final class SeedCheckpoint: Sendable {
-    public let path: String
+package final class SeedCheckpoint: Sendable {
+    package let path: String
     /// Tiles recorded by earlier runs.
-    public let done: Set<TileID>
+    package let done: Set<TileID>
     private let state: Mutex<State>
     private let batch: Int
 
@@ -17,7 +17,7 @@ public final class SeedCheckpoint: Sendable {
         var unsynced = 0
     }
 
-    public init(path: String, batch: Int = 256) throws {
+    package init(path: String, batch: Int = 256) throws {
         self.path = path
         self.batch = max(1, batch)
         var done = Set<TileID>()
@@ -36,7 +36,7 @@ public final class SeedCheckpoint: Sendable {
     }
 
     /// The tiles recorded in a checkpoint file, read without opening it for writing (none if it does not exist).
-    public static func tilesDone(path: String) throws -> Set<TileID> {
+    package static func tilesDone(path: String) throws -> Set<TileID> {
         guard let data = FileManager.default.contents(atPath: path) else { return [] }
         return try parse(data, path: path)
     }
@@ -58,7 +58,7 @@ public final class SeedCheckpoint: Sendable {
     deinit { state.withLock { _ = Glibc.close($0.descriptor) } }
 
     /// Records a finished tile.
-    public func record(_ tile: TileID) throws {
+    package func record(_ tile: TileID) throws {
         try state.withLock { s in
             // One `write` of the whole line to a file opened with O_APPEND.
             try writeAll(Array("\(tile.z)/\(tile.x)/\(tile.y)\n".utf8), to: s.descriptor, path: path,
@@ -72,7 +72,7 @@ public final class SeedCheckpoint: Sendable {
     }
 
     /// Syncs the file.
-    public func close() throws {
+    package func close() throws {
         state.withLock { s in
             fsync(s.descriptor)
             s.unsynced = 0

@@ -1,10 +1,10 @@
 import RouteTiles
 
 /// A tile URL with `{z}`, `{x}` and `{y}` (or `{-y}`, the TMS row) placeholders.
-public struct TileURLTemplate: Sendable, Equatable {
-    public let text: String
+package struct TileURLTemplate: Sendable, Equatable {
+    package let text: String
 
-    public init(_ text: String) throws {
+    package init(_ text: String) throws {
         guard text.hasPrefix("http://") || text.hasPrefix("https://") else {
             throw InputError(file: "--url", message: "'\(text)' is not an http(s) URL")
         }
@@ -14,7 +14,7 @@ public struct TileURLTemplate: Sendable, Equatable {
         self.text = text
     }
 
-    public func url(for tile: TileID) -> String {
+    package func url(for tile: TileID) -> String {
         text.replacingOccurrences(of: "{z}", with: String(tile.z))
             .replacingOccurrences(of: "{x}", with: String(tile.x))
             .replacingOccurrences(of: "{-y}", with: String((1 << tile.z) - 1 - tile.y))
