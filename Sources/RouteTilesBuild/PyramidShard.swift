@@ -85,12 +85,17 @@ extension PyramidShard {
 
     /// Reads `label` back.
     public init(label: String) throws {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(label.utf8)) as? [String: Any],
-              let index = (object["shard"] as? NSNumber)?.intValue, let count = (object["of"] as? NSNumber)?.intValue,
-              let splitZoom = (object["split_zoom"] as? NSNumber)?.intValue,
-              let starts = (object["starts"] as? [Any])?.compactMap({ ($0 as? NSNumber)?.uint64Value }),
-              starts.count == (object["starts"] as? [Any])?.count
-        else { throw ShardPlanError("'\(label)' is not a shard label") }
-        try self.init(plan: ShardPlan(count: count, splitZoom: splitZoom, starts: starts), index: index)
+        guard let read = try? JSONDecoder().decode(Label.self, from: Data(label.utf8)) else {
+            throw ShardPlanError("'\(label)' is not a shard label")
+        }
+        try self.init(plan: ShardPlan(count: read.of, splitZoom: read.split_zoom, starts: read.starts), index: read.shard)
+    }
+
+    /// The members of `label`.
+    private struct Label: Decodable {
+        var shard: Int
+        var of: Int
+        var split_zoom: Int
+        var starts: [UInt64]
     }
 }

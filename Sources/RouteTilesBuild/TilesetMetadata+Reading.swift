@@ -7,17 +7,18 @@ extension TilesetMetadata {
     /// PMTiles JSON metadata object. Values may be strings (as tippecanoe writes them) or JSON numbers and arrays;
     /// `json` may be a string holding `{"vector_layers": …}` or `vector_layers` may be given directly.
     /// `source` names the file in errors.
-    package init(pairs object: [String: Any], source: String) throws {
+    package init(pairs object: [String: JSONDocument], source: String) throws {
         func numbers(_ key: String, count: Int) throws -> [Double]? {
             guard let value = object[key] else { return nil }
             let parts: [Double]?
-            if let text = value as? String {
+            switch value {
+            case let .string(text):
                 let items = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
                 parts = items.contains(where: { $0 == nil }) ? nil : items.compactMap { $0 }
-            } else if let array = value as? [Any] {
-                let items = array.map { ($0 as? NSNumber)?.doubleValue }
+            case let .array(array):
+                let items = array.map(\.number)
                 parts = items.contains(where: { $0 == nil }) ? nil : items.compactMap { $0 }
-            } else {
+            default:
                 parts = nil
             }
             guard let parts, parts.count == count, parts.allSatisfy(\.isFinite) else {
@@ -27,27 +28,27 @@ extension TilesetMetadata {
         }
         func integer(_ key: String) throws -> Int? {
             guard let value = object[key] else { return nil }
-            if let text = value as? String, let n = Int(text) { return n }
-            if let n = value as? NSNumber, n.doubleValue == n.doubleValue.rounded() { return n.intValue }
+            if let text = value.string, let n = Int(text) { return n }
+            if let n = value.number, n == n.rounded(), abs(n) < 1e15 { return Int(n) }
             throw StoreError(path: source, message: "metadata '\(key)' is not an integer")
         }
-        var layerObjects: [Any]?
-        if let layers = object["vector_layers"] as? [Any] {
+        var layerObjects: [JSONDocument]?
+        if let layers = object["vector_layers"]?.array {
             layerObjects = layers
-        } else if let json = object["json"] as? String {
-            guard let parsed = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+        } else if let json = object["json"]?.string {
+            guard let parsed = JSONDocument.parse(Array(json.utf8))?.object else {
                 throw StoreError(path: source, message: "metadata 'json' is not a JSON object")
             }
-            layerObjects = parsed["vector_layers"] as? [Any]
+            layerObjects = parsed["vector_layers"]?.array
         }
         var layers: [VectorLayerInfo] = []
         for (i, item) in (layerObjects ?? []).enumerated() {
-            guard let layer = item as? [String: Any], let id = layer["id"] as? String else {
+            guard let id = item["id"]?.string else {
                 throw StoreError(path: source, message: "vector_layers[\(i)] has no 'id'")
             }
             var fields: [String: String] = [:]
-            for (key, type) in layer["fields"] as? [String: Any] ?? [:] { fields[key] = type as? String ?? "Mixed" }
-            layers.append(VectorLayerInfo(id: id, description: layer["description"] as? String ?? "", fields: fields))
+            for (key, type) in item["fields"]?.object ?? [:] { fields[key] = type.string ?? "Mixed" }
+            layers.append(VectorLayerInfo(id: id, description: item["description"]?.string ?? "", fields: fields))
         }
         let minZoom = try integer("minzoom") ?? 0
         let maxZoom = try integer("maxzoom") ?? 14
@@ -57,12 +58,12 @@ extension TilesetMetadata {
         let bounds = try numbers("bounds", count: 4) ?? WebMercator.worldBounds.array
         let center = try numbers("center", count: 3)
             ?? [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, Double(minZoom)]
-        self.init(name: object["name"] as? String ?? "", layers: layers, minZoom: minZoom, maxZoom: maxZoom,
+        self.init(name: object["name"]?.string ?? "", layers: layers, minZoom: minZoom, maxZoom: maxZoom,
                   bounds: bounds, center: center)
-        description = object["description"] as? String ?? ""
+        description = object["description"]?.string ?? ""
         if let label = object[Self.shardKey] {
-            guard let text = label as? String, let shard = try? PyramidShard(label: text) else {
-                throw StoreError(path: source, message: "metadata '\(Self.shardKey)' is not a shard of a plan: \(label)")
+            guard let text = label.string, let shard = try? PyramidShard(label: text) else {
+                throw StoreError(path: source, message: "metadata '\(Self.shardKey)' is not a shard of a plan: \(label.string ?? "not text")")
             }
             self.shard = shard
         }

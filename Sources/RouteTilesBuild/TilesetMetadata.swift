@@ -48,9 +48,9 @@ public struct TilesetMetadata: Sendable, Equatable {
     }
 
     /// The `vector_layers` array of TileJSON and of the `json` metadata entry.
-    public var vectorLayers: [[String: Any]] {
-        layers.map { ["id": $0.id, "description": $0.description, "minzoom": minZoom, "maxzoom": maxZoom,
-                      "fields": $0.fields] }
+    public var vectorLayers: [VectorLayerEntry] {
+        layers.map { VectorLayerEntry(id: $0.id, description: $0.description, minzoom: minZoom, maxzoom: maxZoom,
+                                      fields: $0.fields) }
     }
 
     private static func text(_ numbers: [Double]) -> String {
@@ -76,20 +76,31 @@ public struct TilesetMetadata: Sendable, Equatable {
 
     /// `metadata.json` of a pyramid.
     public var metadataJSON: [UInt8] {
-        var object: [String: Any] = [:]
-        for (key, value) in pairs { object[key] = value }
-        return JSONText.bytes(object, pretty: true)
+        JSONText.bytes(Dictionary(pairs, uniquingKeysWith: { _, last in last }), pretty: true)
     }
 
     /// TileJSON 3.0.0 with absolute tile URLs under `baseURL` (`{baseURL}/{z}/{x}/{y}.mvt`).
     public func tileJSON(baseURL: String) -> [UInt8] {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
-        let object: [String: Any] = [
-            "tilejson": "3.0.0", "name": name, "description": description, "version": "1.0.0", "scheme": "xyz",
-            "tiles": ["\(base)/{z}/{x}/{y}.mvt"], "minzoom": minZoom, "maxzoom": maxZoom,
-            "bounds": bounds, "center": center, "vector_layers": vectorLayers,
-        ]
-        return JSONText.bytes(object, pretty: true)
+        let document = TileJSONDocument(name: name, description: description, tiles: ["\(base)/{z}/{x}/{y}.mvt"],
+                                        minzoom: minZoom, maxzoom: maxZoom, bounds: bounds, center: center,
+                                        vector_layers: vectorLayers)
+        return JSONText.bytes(document, pretty: true)
     }
+}
+
+/// TileJSON 3.0.0 as `TilesetMetadata.tileJSON(baseURL:)` writes it.
+private struct TileJSONDocument: Encodable {
+    var tilejson = "3.0.0"
+    var name: String
+    var description: String
+    var version = "1.0.0"
+    var scheme = "xyz"
+    var tiles: [String]
+    var minzoom: Int
+    var maxzoom: Int
+    var bounds: [Double]
+    var center: [Double]
+    var vector_layers: [VectorLayerEntry]
 }

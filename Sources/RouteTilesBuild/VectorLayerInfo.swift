@@ -14,3 +14,25 @@ public struct VectorLayerInfo: Sendable, Equatable {
         self.fields = fields
     }
 }
+
+/// One entry of the `vector_layers` array of TileJSON and of tileset metadata, as written and read.
+public struct VectorLayerEntry: Codable, Sendable, Equatable {
+    /// The layer's name.
+    public var id: String
+    /// A description of the layer.
+    public var description: String
+    /// The zooms of the tiles that may hold the layer.
+    public var minzoom: Int
+    public var maxzoom: Int
+    /// Field name to type: `String`, `Number`, `Boolean`, or `Mixed`.
+    public var fields: [String: String]
+
+    /// An entry with these values.
+    public init(id: String, description: String, minzoom: Int, maxzoom: Int, fields: [String: String]) {
+        self.id = id
+        self.description = description
+        self.minzoom = minzoom
+        self.maxzoom = maxzoom
+        self.fields = fields
+    }
+}

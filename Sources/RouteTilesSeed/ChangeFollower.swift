@@ -133,9 +133,7 @@ package struct ChangeFollower: Sendable {
 
     /// The tiles of a `change` event's data: `{"tiles": ["z/x/y", …], …}`.
     static func tiles(inChange data: String) -> [TileID] {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any],
-              let list = object["tiles"] as? [String]
-        else { return [] }
+        guard let list = JSONDocument.parse(Array(data.utf8))?["tiles"]?.array?.compactMap(\.string) else { return [] }
         return list.compactMap { text in
             let parts = text.split(separator: "/").compactMap { Int($0) }
             guard parts.count == 3, (0...TileID.maxZoom).contains(parts[0]), parts[1] >= 0, parts[2] >= 0,

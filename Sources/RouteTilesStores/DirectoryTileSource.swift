@@ -22,7 +22,7 @@ public struct DirectoryTileSource: TileSource {
         } catch {
             throw StoreError(path: metadataURL.path, message: "cannot read the pyramid's metadata: \(error.localizedDescription)")
         }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        guard let object = JSONDocument.parse(data)?.object else {
             throw StoreError(path: metadataURL.path, message: "not a JSON object")
         }
         metadata = try TilesetMetadata(pairs: object, source: metadataURL.path)

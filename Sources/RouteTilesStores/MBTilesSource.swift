@@ -27,7 +27,7 @@ public final class MBTilesSource: TileSource {
             throw StoreError(path: path, message: "no such readable file")
         }
         let db = try SQLiteDatabase(path: path, readOnly: true)
-        var pairs: [String: Any] = [:]
+        var pairs: [String: JSONDocument] = [:]
         let rows: SQLiteDatabase.Statement
         do {
             rows = try db.prepare("SELECT name, value FROM metadata")
@@ -35,7 +35,7 @@ public final class MBTilesSource: TileSource {
             throw StoreError(path: path, message: "not an MBTiles archive (no metadata table): \(error)")
         }
         while try rows.step() {
-            if let name = rows.text(0), let value = rows.text(1) { pairs[name] = value }
+            if let name = rows.text(0), let value = rows.text(1) { pairs[name] = .string(value) }
         }
         metadata = try TilesetMetadata(pairs: pairs, source: path)
         let select = try db.prepare("SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?")

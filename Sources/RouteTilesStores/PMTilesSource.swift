@@ -41,20 +41,21 @@ public final class PMTilesSource: TileSource {
         }
         let rootBytes = try file.read(at: header.rootOffset, count: Int(header.rootLength))
         root = try PMTilesDirectory.decode(try Self.decompress(rootBytes, header.internalCompression, path), source: path)
-        var pairs: [String: Any] = [:]
+        var pairs: [String: JSONDocument] = [:]
         if header.metadataLength > 0 {
             let raw = try Self.decompress(try file.read(at: header.metadataOffset, count: Int(header.metadataLength)),
                                           header.internalCompression, path)
-            guard let object = try? JSONSerialization.jsonObject(with: Data(raw)) as? [String: Any] else {
+            guard let object = JSONDocument.parse(raw)?.object else {
                 throw StoreError(path: path, message: "PMTiles metadata is not a JSON object")
             }
             pairs = object
         }
         // The header is authoritative for zooms, bounds and centre.
-        pairs["minzoom"] = Int(header.minZoom)
-        pairs["maxzoom"] = Int(header.maxZoom)
-        pairs["bounds"] = [header.minLonE7, header.minLatE7, header.maxLonE7, header.maxLatE7].map { Double($0) / 1e7 }
-        pairs["center"] = [Double(header.centerLonE7) / 1e7, Double(header.centerLatE7) / 1e7, Double(header.centerZoom)]
+        pairs["minzoom"] = .number(Double(header.minZoom))
+        pairs["maxzoom"] = .number(Double(header.maxZoom))
+        pairs["bounds"] = .array([header.minLonE7, header.minLatE7, header.maxLonE7, header.maxLatE7].map { .number(Double($0) / 1e7) })
+        pairs["center"] = .array([Double(header.centerLonE7) / 1e7, Double(header.centerLatE7) / 1e7,
+                                  Double(header.centerZoom)].map { .number($0) })
         metadata = try TilesetMetadata(pairs: pairs, source: path)
     }
 

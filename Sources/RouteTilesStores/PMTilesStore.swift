@@ -191,9 +191,13 @@ public final class PMTilesStore: TileStore {
 
     /// The JSON metadata: tippecanoe's pairs (less `json`) with `vector_layers` as an array.
     static func metadataJSON(_ metadata: TilesetMetadata) -> [UInt8] {
-        var object: [String: Any] = [:]
-        for (key, value) in metadata.pairs where key != "json" { object[key] = value }
-        object["vector_layers"] = metadata.vectorLayers
+        var object: [String: JSONDocument] = [:]
+        for (key, value) in metadata.pairs where key != "json" { object[key] = .string(value) }
+        object["vector_layers"] = .array(metadata.vectorLayers.map { layer in
+            .object(["id": .string(layer.id), "description": .string(layer.description),
+                     "minzoom": .number(Double(layer.minzoom)), "maxzoom": .number(Double(layer.maxzoom)),
+                     "fields": .object(layer.fields.mapValues { .string($0) })])
+        })
         return JSONText.bytes(object, pretty: false)
     }
 }

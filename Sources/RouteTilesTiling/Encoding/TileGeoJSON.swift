@@ -17,7 +17,7 @@ package enum TileGeoJSON {
     /// GeoJSON text of every feature of `tile` (or of one layer): each feature with its `id`, its properties, and a
     /// `layer` member naming its layer.
     package static func featureCollection(_ decoded: DecodedTile, tile: TileID, layer: String? = nil) -> [UInt8] {
-        var features: [[String: Any]] = []
+        var features: [Feature] = []
         for l in decoded.layers where layer == nil || l.name == layer {
             for f in l.features {
                 let parts = f.geometry.parts.map { part in
@@ -26,36 +26,84 @@ package enum TileGeoJSON {
                         return [c.longitude, c.latitude]
                     }
                 }
-                let geometry: [String: Any]
+                let geometry: Geometry
                 switch f.kind {
                 case .point?:
                     let points = parts.flatMap { $0 }
-                    geometry = points.count == 1 ? ["type": "Point", "coordinates": points[0]]
-                                                 : ["type": "MultiPoint", "coordinates": points]
+                    geometry = points.count == 1 ? Geometry(type: "Point", coordinates: .position(points[0]))
+                                                 : Geometry(type: "MultiPoint", coordinates: .positions(points))
                 case .lineString?:
-                    geometry = parts.count == 1 ? ["type": "LineString", "coordinates": parts[0]]
-                                                : ["type": "MultiLineString", "coordinates": parts]
+                    geometry = parts.count == 1 ? Geometry(type: "LineString", coordinates: .positions(parts[0]))
+                                                : Geometry(type: "MultiLineString", coordinates: .lines(parts))
                 case nil:
-                    geometry = ["type": "GeometryCollection", "geometries": [Any]()]
+                    geometry = Geometry(type: "GeometryCollection", geometries: [])
                 }
-                var properties: [String: Any] = [:]
-                for p in f.properties { properties[p.key] = jsonValue(p.value) }
-                var feature: [String: Any] = ["type": "Feature", "layer": l.name, "geometry": geometry,
-                                              "properties": properties]
-                if let id = f.id { feature["id"] = NSNumber(value: id) }
-                features.append(feature)
+                var properties: [String: Value] = [:]
+                for p in f.properties { properties[p.key] = Value(p.value) }
+                features.append(Feature(layer: l.name, geometry: geometry, properties: properties, id: f.id))
             }
         }
-        return JSONText.bytes(["type": "FeatureCollection", "features": features], pretty: true)
+        return JSONText.bytes(Collection(features: features), pretty: true)
     }
 
-    static func jsonValue(_ v: PropertyValue) -> Any {
-        switch v {
-        case let .string(s): return s
-        case let .int(n): return NSNumber(value: n)
-        case let .uint(n): return NSNumber(value: n)
-        case let .double(d): return d.isFinite ? NSNumber(value: d) : String(d)
-        case let .bool(b): return b
+    private struct Collection: Encodable {
+        var type = "FeatureCollection"
+        var features: [Feature]
+    }
+
+    private struct Feature: Encodable {
+        var type = "Feature"
+        var layer: String
+        var geometry: Geometry
+        var properties: [String: Value]
+        var id: UInt64?
+    }
+
+    private struct Geometry: Encodable {
+        var type: String
+        var coordinates: Coordinates?
+        var geometries: [Geometry]?
+    }
+
+    /// Coordinates at the depth of their geometry's type.
+    private enum Coordinates: Encodable {
+        case position([Double])
+        case positions([[Double]])
+        case lines([[[Double]]])
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case let .position(value): try container.encode(value)
+            case let .positions(value): try container.encode(value)
+            case let .lines(value): try container.encode(value)
+            }
+        }
+    }
+
+    /// A property value as JSON: a number that is not finite as its text.
+    private enum Value: Encodable {
+        case string(String), int(Int64), uint(UInt64), double(Double), bool(Bool)
+
+        init(_ value: PropertyValue) {
+            switch value {
+            case let .string(s): self = .string(s)
+            case let .int(n): self = .int(n)
+            case let .uint(n): self = .uint(n)
+            case let .double(d): self = d.isFinite ? .double(d) : .string(String(d))
+            case let .bool(b): self = .bool(b)
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case let .string(value): try container.encode(value)
+            case let .int(value): try container.encode(value)
+            case let .uint(value): try container.encode(value)
+            case let .double(value): try container.encode(value)
+            case let .bool(value): try container.encode(value)
+            }
         }
     }
 }
