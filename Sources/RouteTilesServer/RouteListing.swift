@@ -123,7 +123,7 @@ final class RouteListing: Sendable {
     /// Adds what a step line or a maneuver point tells of a step.
     private static func merge(_ route: Route, into step: inout RouteListAnswer.Step) {
         for property in route.properties where RouteListAnswer.Step.propertyKeys.contains(property.key) {
-            step.told[property.key] = PropertyJSON(property.value)
+            step.told[property.key] = property.value
         }
         if route.kind == .point, let position = route.parts.first?.first {
             step.location = [position.longitude, position.latitude]

@@ -19,20 +19,7 @@ package struct RouteFeature: Encodable, Sendable {
 
     private struct Geometry: Encodable {
         var type: String
-        var coordinates: Coordinates
-    }
-
-    private enum Coordinates: Encodable {
-        case line([[Double]])
-        case lines([[[Double]]])
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case let .line(positions): try container.encode(positions)
-            case let .lines(parts): try container.encode(parts)
-            }
-        }
+        var coordinates: GeoJSONCoordinates
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -45,12 +32,12 @@ package struct RouteFeature: Encodable, Sendable {
         }
         var properties = container.nestedContainer(keyedBy: Key.self, forKey: Key(stringValue: "properties"))
         for property in route.properties where !(route.geodesic && property.key == "geodesic") {
-            try properties.encode(PropertyJSON(property.value), forKey: Key(stringValue: property.key))
+            try properties.encode(property.value, forKey: Key(stringValue: property.key))
         }
         if route.geodesic { try properties.encode(true, forKey: Key(stringValue: "geodesic")) }
         let lines = route.parts.map { part in part.map { [$0.longitude, $0.latitude] } }
         let geometry = lines.count == 1
-            ? Geometry(type: "LineString", coordinates: .line(lines[0]))
+            ? Geometry(type: "LineString", coordinates: .positions(lines[0]))
             : Geometry(type: "MultiLineString", coordinates: .lines(lines))
         try container.encode(geometry, forKey: Key(stringValue: "geometry"))
     }

@@ -40,7 +40,7 @@ struct RouteListAnswer: Encodable, Sendable {
 
         var index: Int64
         /// Values of `propertyKeys`, by key.
-        var told: [String: PropertyJSON] = [:]
+        var told: [String: PropertyValue] = [:]
         /// Longitude, latitude.
         var location: [Double]?
         var bbox: [Double]?

@@ -38,8 +38,8 @@ package enum TileGeoJSON {
                 case nil:
                     geometry = Geometry(type: "GeometryCollection", geometries: [])
                 }
-                var properties: [String: Value] = [:]
-                for p in f.properties { properties[p.key] = Value(p.value) }
+                var properties: [String: PropertyValue] = [:]
+                for p in f.properties { properties[p.key] = p.value }
                 features.append(Feature(layer: l.name, geometry: geometry, properties: properties, id: f.id))
             }
         }
@@ -55,55 +55,13 @@ package enum TileGeoJSON {
         var type = "Feature"
         var layer: String
         var geometry: Geometry
-        var properties: [String: Value]
+        var properties: [String: PropertyValue]
         var id: UInt64?
     }
 
     private struct Geometry: Encodable {
         var type: String
-        var coordinates: Coordinates?
+        var coordinates: GeoJSONCoordinates?
         var geometries: [Geometry]?
-    }
-
-    /// Coordinates at the depth of their geometry's type.
-    private enum Coordinates: Encodable {
-        case position([Double])
-        case positions([[Double]])
-        case lines([[[Double]]])
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case let .position(value): try container.encode(value)
-            case let .positions(value): try container.encode(value)
-            case let .lines(value): try container.encode(value)
-            }
-        }
-    }
-
-    /// A property value as JSON: a number that is not finite as its text.
-    private enum Value: Encodable {
-        case string(String), int(Int64), uint(UInt64), double(Double), bool(Bool)
-
-        init(_ value: PropertyValue) {
-            switch value {
-            case let .string(s): self = .string(s)
-            case let .int(n): self = .int(n)
-            case let .uint(n): self = .uint(n)
-            case let .double(d): self = d.isFinite ? .double(d) : .string(String(d))
-            case let .bool(b): self = .bool(b)
-            }
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case let .string(value): try container.encode(value)
-            case let .int(value): try container.encode(value)
-            case let .uint(value): try container.encode(value)
-            case let .double(value): try container.encode(value)
-            case let .bool(value): try container.encode(value)
-            }
-        }
     }
 }
