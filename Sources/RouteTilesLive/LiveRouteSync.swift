@@ -99,6 +99,9 @@ public final class LiveRouteSync: Sendable {
     /// How many calls of `write` have queued their writes so far (for tests that wait until every caller has).
     package var writesQueued: Int { queue.enqueuedCount }
 
+    /// How many routes have a trim queued, committing or being applied (for tests that wait until they are done).
+    package var trimsInFlight: Int { trimming.withLock { $0.count } }
+
     /// The version of the route stored under `key`, as this server holds it.
     public func version(of key: String) -> Int64? { state.withLock { $0.versions[key] } }
 

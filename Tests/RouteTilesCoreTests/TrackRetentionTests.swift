@@ -43,12 +43,16 @@ import RouteTilesCoreTestSupport
                 _ = try await sync.write(.append(key: key, points: [Self.c(i)]))
             }
         }
-        // Trims are writes of their own, after the appends' answers: wait (bounded) for the last ones. The bound is
-        // wide: in a full run on 2 cores, other tests can hold the concurrency pool's threads for tens of seconds.
-        let deadline = Date().addingTimeInterval(90)
-        while Date() < deadline, (sync.routes.pointCount(of: "van") ?? 0) > 60 + 16 || (sync.routes.pointCount(of: "bus") ?? 0) > 30 + 16 {
+        // Trims are writes of their own, after the appends' answers: wait (bounded) until the last ones are committed
+        // and applied. The bound is wide: in a full run on 2 cores, a trim's application waits its turn on the one
+        // queue where every sync of the test process applies large changes, behind other tests' routes across the
+        // world.
+        let deadline = Date().addingTimeInterval(300)
+        while Date() < deadline, sync.trimsInFlight > 0 || (sync.routes.pointCount(of: "van") ?? 0) > 60 + 16
+                || (sync.routes.pointCount(of: "bus") ?? 0) > 30 + 16 {
             try await Task.sleep(for: .milliseconds(20))
         }
+        #expect(sync.trimsInFlight == 0, "trims still in flight after 300 s")
         let rows = try await store.rows(["van", "bus", "bike"])
         func held(_ key: String) -> StoredRoute? { if case let .route(r)? = rows[key] { return r }; return nil }
         let van = try #require(held("van")), bus = try #require(held("bus")), bike = try #require(held("bike"))

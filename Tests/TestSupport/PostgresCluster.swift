@@ -124,12 +124,21 @@ package final class PostgresCluster: @unchecked Sendable {
     /// Waits (up to `seconds`) until `condition`, a boolean SQL expression, holds in `database`: how tests wait for
     /// a state of the server (listeners connected, a lock waited on) instead of sleeping.
     package func waitUntil(_ database: String, _ condition: String, seconds: Double = 30) async throws -> Bool {
+        // psql on a thread of its own (`runDetached`): a poll must not hold one of the concurrency pool's threads,
+        // which the in-process servers of other tests need.
+        func holds() async throws -> Bool {
+            let result = try await ExternalTool.runDetached("/usr/bin/psql", [
+                "-X", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", database,
+                "-c", "SELECT \(condition)",
+            ])
+            return result.status == 0 && result.text.trimmingCharacters(in: .whitespacesAndNewlines) == "t"
+        }
         let deadline = Date().addingTimeInterval(seconds)
         repeat {
-            if try psql(database, "SELECT \(condition)") == "t" { return true }
+            if try await holds() { return true }
             try await Task.sleep(for: .milliseconds(20))
         } while Date() < deadline
-        return try psql(database, "SELECT \(condition)") == "t"
+        return try await holds()
     }
 
     /// The database name of a URL made by `createDatabase`.
