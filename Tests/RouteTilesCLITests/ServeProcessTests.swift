@@ -42,8 +42,9 @@ import RouteTilesTestSupport
         feed.yield(ByteBuffer(bytes: bytes[..<40]))
         async let response = TestServer.client.execute(request, timeout: .seconds(120))
         // SIGTERM only once the server has started the request: the POST and the metrics request itself in flight.
+        // Up to 3 minutes: in a full run on two loaded cores, the client's request was not in flight after 90 s.
         var started = false
-        let deadline = Date().addingTimeInterval(90)
+        let deadline = Date().addingTimeInterval(180)
         while !started, Date() < deadline {
             let (_, metrics) = try await get(serve.base + "/metrics")
             started = String(decoding: metrics, as: UTF8.self).split(separator: "\n")
