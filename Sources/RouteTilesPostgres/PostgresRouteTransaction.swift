@@ -62,9 +62,8 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
     /// Routes appended to that the ledger does not know are read from their rows, in one query (a route the feed's
     /// pruned rows created): an append to a route that is not there is then refused without a write.
     nonisolated(nonsending) func prepare(forBatch writes: [RouteWrite]) async throws {
-        let unknown = Set(writes.lazy.compactMap { write -> String? in
-            guard case let .append(key, _) = write else { return nil }
-            return store.ledger { $0.ledger.tail(of: key) == nil } ? key : nil
+        let unknown = Set(writes.lazy.compactMap(\.appendKey).filter { key in
+            store.ledger { $0.ledger.tail(of: key) == nil }
         })
         if !unknown.isEmpty { try await store.relearn(Array(unknown), connection) }
     }

@@ -18,7 +18,7 @@ package enum RouteWriteRule {
         results.reserveCapacity(writes.count)
         var queued: [Int] = []  // the results that wait for `flushAppends`; stays empty (unallocated) for most stores
         for write in writes {
-            let isAppend = write.isAppend
+            let isAppend = write.appendKey != nil
             if !isAppend { try await flush(&queued, into: &results, in: &tx) }
             let mark = try await tx.beginWrite(isAppend ? .append : .whole, inBatchOf: writes.count)
             do {
@@ -28,7 +28,7 @@ package enum RouteWriteRule {
                     results.append(.success(result))
                 } else {
                     queued.append(results.count)
-                    results.append(.failure(UnwrittenAppend()))
+                    results.append(unanswered)
                 }
             } catch {
                 guard let mark else { throw error }
@@ -38,6 +38,9 @@ package enum RouteWriteRule {
         try await flush(&queued, into: &results, in: &tx)
         return results
     }
+
+    /// The result of a queued append until `flush` gives it its change (allocates nothing).
+    private static let unanswered: Result<RouteWriteResult, any Error> = .success(.committed(changes: [], written: []))
 
     /// One write; nil for an append the store queued.
     nonisolated(nonsending)
@@ -145,10 +148,10 @@ package enum RouteWriteRule {
 }
 
 extension RouteWrite {
-    /// Whether the write is an append, which a store may write together with the appends next to it.
-    package var isAppend: Bool {
-        if case .append = self { return true }
-        return false
+    /// The key of an append, nil for any other write: appends are the writes a store may write together.
+    package var appendKey: String? {
+        if case let .append(key, _) = self { return key }
+        return nil
     }
 }
 
