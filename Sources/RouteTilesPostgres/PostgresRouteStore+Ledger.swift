@@ -200,6 +200,11 @@ extension PostgresRouteStore {
         """
     }
 
+    /// Whether a row of `kind` and geometry `type` (read only when the kind is NULL) is a line an append extends.
+    static func isLine(kind: String?, type: String?) -> Bool {
+        kind == "line" || (kind == nil && (type == "LINESTRING" || type == "MULTILINESTRING"))
+    }
+
     /// The rows `query` selects (`ledgerColumns`), each as a ledger entry with an empty tail.
     private func rowTails(_ query: PostgresQuery, _ connection: PostgresConnection) async throws -> [String: TailLedger.Tail] {
         var tails: [String: TailLedger.Tail] = [:]

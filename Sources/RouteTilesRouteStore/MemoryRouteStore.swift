@@ -4,6 +4,9 @@ import Synchronization
 
 /// Routes kept in the process's memory only (`--store memory`): the same feed and the same answers as the durable
 /// stores, for demos and tests, but every write is lost when the process ends.
+///
+/// Writes go through `RouteWriteRule` (`MemoryRouteTransaction`), one transaction at a time under `writers`; the
+/// async reads take `writers` too, so that they see a transaction's writes all or none.
 public final class MemoryRouteStore: RouteStore {
     /// `memory`.
     public var displayName: String { "memory" }
@@ -15,7 +18,7 @@ public final class MemoryRouteStore: RouteStore {
     public let retainedChanges: Int
 
     /// A stored route with its positions packed (about half the memory for positions of up to seven decimals).
-    private struct Row {
+    struct Row {
         /// The stored route without its positions.
         var header: StoredRoute
         var positions: PackedPositions
@@ -33,31 +36,65 @@ public final class MemoryRouteStore: RouteStore {
         }
     }
 
-    private struct State {
+    /// The routes, the feed and the import records.
+    struct State {
         var rows: [String: Row] = [:]
         var changes: [RouteChange] = []
         var sequence: Int64 = 0
+        /// One past the largest number a route was ever stored under: numbers are not given again, even once their
+        /// route is removed.
         var nextNumber: UInt64 = 0
         var imports: [String: RouteImportRecord] = [:]
+        let retainedChanges: Int
+
+        /// Adds a change to the feed, dropping the older half of it when it holds more than `retainedChanges`.
+        mutating func record(_ key: String, _ operation: RouteChange.Operation, base: Int64? = nil,
+                             points: [Coordinate] = [], time: Double? = nil) -> RouteChange {
+            sequence += 1
+            let made = RouteChange(sequence: sequence, key: key, operation: operation, baseVersion: base, points: points,
+                                   time: time)
+            changes.append(made)
+            if changes.count > retainedChanges { changes.removeFirst(changes.count / 2) }
+            return made
+        }
+
+        /// Writes `route` whole under `key` (`RouteStoreTransaction.upsert`).
+        mutating func upsert(_ route: Route, key: String, lastFix: Double?) -> Upserted {
+            if case let .number(n)? = route.id { nextNumber = max(nextNumber, n &+ 1) }
+            let existing = rows[key]
+            let made = record(key, existing == nil ? .insert : .update)
+            let created = existing?.header.created ?? made.sequence
+            rows[key] = Row(StoredRoute(key: key, route: route, version: made.sequence, created: created, lastFix: lastFix))
+            return Upserted(version: made.sequence, created: created, inserted: existing == nil)
+        }
     }
 
-    private let state = Mutex(State())
+    let state: Mutex<State>
+    /// Held over each transaction and each async read.
+    private let writers = AsyncLock()
 
     /// An empty store.
     /// - Parameter retainedChanges: How many of the newest changes the feed keeps; a reader further behind gets
     ///   ``RouteChangesPruned`` and must load everything again.
     public init(retainedChanges: Int = 65_536) {
         self.retainedChanges = max(1, retainedChanges)
+        state = Mutex(State(retainedChanges: self.retainedChanges))
     }
 
     /// A store holding `routes`, written as one `put`: routes without an id are numbered after the largest
-    /// numeric id, in order, as `LiveRouteSet` numbers them.
+    /// numeric id, in order, as `LiveRouteSet` numbers them. This is `RouteWriteRule`'s put on an empty store (whose
+    /// next free number is 0), written here so that the store is made synchronously.
     public convenience init(routes: [Route]) {
         self.init()
-        state.withLock { state in _ = apply(.put(routes), to: &state) }
+        state.withLock { state in
+            for route in RouteStoreImport.numbered(routes) {
+                _ = state.upsert(route, key: StoredRouteCodec.key(for: route.id ?? .number(0)), lastFix: nil)
+            }
+        }
     }
 
-    /// What the store holds now.
+    /// What the store holds now. Synchronous, so it does not wait for a transaction: its callers
+    /// (`LiveRouteSync.inMemory`, tests) do not call it while one of theirs is running.
     package func snapshot() -> RouteStoreSnapshot {
         state.withLock { state in
             let rows = state.rows.values.sorted { ($0.header.created, $0.header.key) < ($1.header.created, $1.header.key) }
@@ -66,133 +103,63 @@ public final class MemoryRouteStore: RouteStore {
     }
 
     /// Every route and the newest sequence.
-    public func loadAll() async throws -> RouteStoreSnapshot { snapshot() }
+    public func loadAll() async throws -> RouteStoreSnapshot {
+        try await writers.withLock { snapshot() }
+    }
 
     /// The routes stored under `keys`; absent keys are left out.
     public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
-        state.withLock { state in
-            var rows: [String: StoredRow] = [:]
-            for key in keys { if let row = state.rows[key] { rows[key] = .route(row.stored) } }
-            return rows
+        try await writers.withLock {
+            state.withLock { state in
+                var rows: [String: StoredRow] = [:]
+                for key in keys { if let row = state.rows[key] { rows[key] = .route(row.stored) } }
+                return rows
+            }
         }
     }
 
     /// The changes after `sequence`, at most `limit`, in order.
     /// - Throws: ``RouteChangesPruned`` when changes after `sequence` are no longer kept.
     public func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
-        try state.withLock { state in
-            if let first = state.changes.first, first.sequence > sequence + 1 {
-                throw RouteChangesPruned(after: sequence, oldest: first.sequence)
+        try await writers.withLock {
+            try state.withLock { state in
+                if let first = state.changes.first, first.sequence > sequence + 1 {
+                    throw RouteChangesPruned(after: sequence, oldest: first.sequence)
+                }
+                let start = state.changes.firstIndex { $0.sequence > sequence } ?? state.changes.count
+                return Array(state.changes[start..<min(state.changes.count, start + limit)])
             }
-            let start = state.changes.firstIndex { $0.sequence > sequence } ?? state.changes.count
-            return Array(state.changes[start..<min(state.changes.count, start + limit)])
         }
     }
 
     /// The newest sequence (0 before the first change).
-    public func newestSequence() async throws -> Int64 { state.withLock { $0.sequence } }
+    public func newestSequence() async throws -> Int64 {
+        try await writers.withLock { state.withLock { $0.sequence } }
+    }
 
     /// Applies one write at once and records its changes.
     public func commit(_ write: RouteWrite) async throws -> RouteWriteResult {
-        state.withLock { state in apply(write, to: &state) }
+        try await commit(batch: [write])[0].get()
     }
 
-    /// Applies the writes at once, under one lock: readers see all of them or none.
+    /// Applies the writes as one transaction: readers see all of them or none.
     public func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
-        state.withLock { state in writes.map { .success(apply($0, to: &state)) } }
-    }
-
-    private func apply(_ write: RouteWrite, to state: inout State) -> RouteWriteResult {
-        func change(_ key: String, _ operation: RouteChange.Operation, base: Int64? = nil,
-                    points: [Coordinate] = []) -> RouteChange {
-            state.sequence += 1
-            let made = RouteChange(sequence: state.sequence, key: key, operation: operation, baseVersion: base,
-                                   points: points)
-            state.changes.append(made)
-            if state.changes.count > retainedChanges { state.changes.removeFirst(state.changes.count / 2) }
-            return made
-        }
-        switch write {
-        case let .put(routes):
-            var changes: [RouteChange] = []
-            var written: [StoredRoute] = []
-            for route in RouteStoreImport.numbered(routes, from: state.nextNumber) {
-                if case let .number(n)? = route.id { state.nextNumber = max(state.nextNumber, n &+ 1) }
-                let key = StoredRouteCodec.key(for: route.id ?? .number(0))
-                let existing = state.rows[key]
-                let made = change(key, existing == nil ? .insert : .update)
-                let stored = StoredRoute(key: key, route: route, version: made.sequence,
-                                         created: existing?.header.created ?? made.sequence)
-                state.rows[key] = Row(stored)
-                changes.append(made)
-                written.append(stored)
-            }
-            return .committed(changes: changes, written: written)
-        case let .replace(key, route):
-            var route = route
-            route.id = StoredRouteCodec.id(forKey: key)
-            return apply(.put([route]), to: &state)
-        case let .remove(key):
-            guard state.rows.removeValue(forKey: key) != nil else { return .notFound(key: key) }
-            return .committed(changes: [change(key, .delete)], written: [])
-        case let .trim(key, keep):
-            guard let stored = state.rows[key]?.stored else { return .notFound(key: key) }
-            guard let route = TrackRetention.trimmed(stored.route, keeping: keep) else {
-                return .committed(changes: [], written: [])
-            }
-            let made = change(key, .update)
-            let written = StoredRoute(key: key, route: route, version: made.sequence, created: stored.created,
-                                      lastFix: stored.lastFix)
-            state.rows[key] = Row(written)
-            return .committed(changes: [made], written: [written])
-        case let .append(key, points):
-            // Out of the table while it changes, so that its points are extended in place, not copied.
-            guard var row = state.rows.removeValue(forKey: key) else { return .notFound(key: key) }
-            defer { state.rows[key] = row }
-            guard row.header.route.kind == .line, row.positions.partCount > 0 else { return .notALine(key: key) }
-            var made = change(key, .append, base: row.header.version, points: points)
-            made.time = Date().timeIntervalSince1970
-            state.changes[state.changes.count - 1].time = made.time
-            row.positions.appendToLastPart(points)
-            row.header.version = made.sequence
-            row.header.lastFix = made.time
-            return .committed(changes: [made], written: [])
+        try await writers.withLock {
+            var transaction = MemoryRouteTransaction(store: self)
+            return try await RouteWriteRule.commit(batch: writes, in: &transaction)
         }
     }
 
     /// The imports from files this store has seen.
-    public func importRecords() async throws -> [String: RouteImportRecord] { state.withLock { $0.imports } }
+    public func importRecords() async throws -> [String: RouteImportRecord] {
+        try await writers.withLock { state.withLock { $0.imports } }
+    }
 
     /// Applies the entries whose route is still at its expected version.
     public func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult {
-        state.withLock { state in
-            var result = RouteImportResult()
-            for entry in entries {
-                guard state.rows[entry.key]?.header.version == entry.expectedVersion else {
-                    result.skipped.append(entry.key)
-                    continue
-                }
-                switch entry.action {
-                case let .write(route):
-                    var route = route
-                    route.id = StoredRouteCodec.id(forKey: entry.key)
-                    guard case let .committed(changes, written) = apply(.put([route]), to: &state),
-                          let stored = written.first else { continue }
-                    result.changes += changes
-                    result.written.append(stored)
-                    state.imports[entry.key] = RouteImportRecord(contentHash: entry.contentHash, version: stored.version)
-                case .record:
-                    if let version = entry.expectedVersion {
-                        state.imports[entry.key] = RouteImportRecord(contentHash: entry.contentHash, version: version)
-                    }
-                case .remove:
-                    if case let .committed(changes, _) = apply(.remove(key: entry.key), to: &state) {
-                        result.changes += changes
-                    }
-                    state.imports[entry.key] = nil
-                }
-            }
-            return result
+        try await writers.withLock {
+            var transaction = MemoryRouteTransaction(store: self)
+            return try await RouteWriteRule.importRoutes(entries, in: &transaction)
         }
     }
 

@@ -1,0 +1,195 @@
+import RouteTilesModel
+import RouteTilesSQLite
+
+/// The SQLite store's `TailLedger`: which feed rows make each route's tail, so that an append reads and writes no row
+/// of `routes`, a read of a route finds its tail rows by sequence number, and a fold knows when a tail is long enough.
+///
+/// The ledger is learnt from the file when the store opens (`learn`), then brought up to date from the feed (`sync`)
+/// at the start of every transaction that relies on it; within a write transaction no other process can commit in
+/// between. What the feed does not record, another process's fold, only ever takes rows out of a tail, and every
+/// read filters the ledger's rows by the route's row version.
+extension SQLiteRouteStore {
+    /// A route's tail as read: its positions, the sequence number of its last row and when that row arrived.
+    struct TailRead {
+        var points: [Coordinate] = []
+        var last: Int64 = 0
+        var lastFix: Double?
+    }
+
+    /// Every route's tail, in one pass over the feed in sequence order.
+    static func allTails(_ db: SQLiteDatabase) throws -> [String: TailRead] {
+        try tails(db, """
+            SELECT c.route_id, c.points, c.seq, c.changed_at FROM route_changes c JOIN routes r ON r.id = c.route_id
+            WHERE c.op = 'append' AND c.seq > r.version ORDER BY c.seq
+            """)
+    }
+
+    /// Each route's tail from the rows of `sql`: route id, points (WKB), sequence and fix time, in sequence order.
+    static func tails(_ db: SQLiteDatabase, _ sql: String) throws -> [String: TailRead] {
+        let s = try db.prepare(sql)
+        var tails: [String: TailRead] = [:]
+        while try s.step() {
+            let key = s.text(0) ?? ""
+            var tail = tails[key] ?? TailRead()
+            if case let .points(points)? = try? WellKnownBinary.decode(s.blob(1)) { tail.points += points }
+            tail.last = s.int64(2)
+            tail.lastFix = s.double(3)
+            tails[key] = tail
+        }
+        return tails
+    }
+
+    /// The rows `seqs` of one route's tail, read by primary key, in order.
+    static func tail(_ seqs: [Int64], _ db: SQLiteDatabase) throws -> TailRead {
+        let s = try db.cached("SELECT points, changed_at FROM route_changes WHERE seq = ?")
+        var tail = TailRead()
+        for seq in seqs {
+            s.bind(1, seq)
+            if try s.step() {
+                if case let .points(points)? = try? WellKnownBinary.decode(s.blob(0)) { tail.points += points }
+                tail.last = seq
+                tail.lastFix = s.double(1)
+            }
+            s.reset()
+        }
+        return tail
+    }
+
+    /// Whether a row's `kind` (or, when it has none, its geometry's first bytes) makes it a line.
+    static func isLine(kind: String?, header: [UInt8]) -> Bool {
+        kind == nil ? WellKnownBinary.startsALine(header) : kind == "line"
+    }
+
+    /// What `learn` and `relearn` read of a route's row: version, line size, fix time, kind and geometry header.
+    static let ledgerColumns = """
+        version, length(geom) / 16, fixed_at, kind, CASE WHEN kind IS NULL THEN substr(geom, 1, 5) END
+        """
+
+    /// The ledger entry of a row read with `ledgerColumns` from column `first` on.
+    static func ledgerTail(_ s: SQLiteDatabase.Statement, from first: Int32) -> TailLedger.Tail {
+        var tail = TailLedger.Tail(rowVersion: s.int64(first), line: s.int(first + 1))
+        tail.lastFix = s.isNull(first + 2) ? nil : s.double(first + 2)
+        tail.isLine = isLine(kind: s.text(first + 3), header: s.blob(first + 4))
+        return tail
+    }
+
+    /// The ledger as the file holds it: every route's row version, line size, kind and tail rows, in one pass over
+    /// the routes and one over the feed's append rows.
+    static func learn(_ db: SQLiteDatabase) throws -> (tails: [String: TailLedger.Tail], seen: Int64) {
+        var tails: [String: TailLedger.Tail] = [:]
+        let routes = try db.prepare("SELECT id, \(ledgerColumns) FROM routes")
+        while try routes.step() {
+            tails[routes.text(0) ?? ""] = ledgerTail(routes, from: 1)
+        }
+        // A WKB MultiPoint of n positions is 9 + 21 n bytes.
+        let rows = try db.prepare("""
+            SELECT c.route_id, c.seq, (length(c.points) - 9) / 21, c.changed_at FROM route_changes c
+            JOIN routes r ON r.id = c.route_id WHERE c.op = 'append' AND c.seq > r.version ORDER BY c.seq
+            """)
+        while try rows.step() {
+            let key = rows.text(0) ?? ""
+            guard var tail = tails[key] else { continue }
+            tail.rows.append(rows.int64(1))
+            tail.positions += rows.int(2)
+            tail.lastFix = rows.double(3)
+            tails[key] = tail
+        }
+        return (tails, try db.int64("SELECT COALESCE(MAX(seq), 0) FROM route_changes"))
+    }
+
+    /// Brings the ledger up to date with the changes committed after the last it took in (another process's: this
+    /// one's own update it as they are written). Within a write transaction, nothing can commit in between.
+    static func sync(_ db: SQLiteDatabase, _ ledger: inout TailLedger) throws {
+        let s = try db.cached("SELECT seq, route_id, op, length(points), changed_at FROM route_changes WHERE seq > ? ORDER BY seq")
+        s.bind(1, ledger.seen)
+        defer { s.reset() }
+        while try s.step() {
+            let seq = s.int64(0)
+            if seq > ledger.seen + 1 {
+                // Changes were pruned past what the ledger took in (a prune leaves the rows still in a tail, so
+                // the hole may follow some): learn it all again.
+                s.reset()
+                let learnt = try learn(db)
+                ledger.replace(with: learnt.tails, seen: learnt.seen)
+                return
+            }
+            let key = s.text(1) ?? ""
+            switch s.text(2) {
+            case "append":
+                ledger.append(key, seq: seq, count: s.isNull(3) ? 0 : max(0, (s.int(3) - 9) / 21), time: s.double(4))
+            case "delete":
+                ledger.remove(key)
+            default:
+                if try !relearn(key, db, &ledger) { ledger.remove(key) }
+            }
+            ledger.saw(seq)
+        }
+    }
+
+    /// Sets the ledger's entry for `key` from its row as it is now, with an empty tail; false when there is no row.
+    static func relearn(_ key: String, _ db: SQLiteDatabase, _ ledger: inout TailLedger) throws -> Bool {
+        let row = try db.cached("SELECT \(ledgerColumns) FROM routes WHERE id = ?")
+        defer { row.reset() }
+        row.bind(1, key)
+        guard try row.step() else { return false }
+        let tail = ledgerTail(row, from: 0)
+        ledger.reset(key, version: tail.rowVersion, line: tail.line, isLine: tail.isLine, lastFix: tail.lastFix)
+        return true
+    }
+
+    /// The route stored under `key` with its tail, if any (the ledger brought up to date in this transaction).
+    static func read(_ key: String, _ db: SQLiteDatabase, _ ledger: TailLedger) throws -> StoredRow? {
+        let s = try db.cached("SELECT \(rowColumns) FROM routes WHERE id = ?")
+        defer { s.reset() }
+        s.bind(1, key)
+        guard try s.step() else { return nil }
+        return row(s, tail: try tail(of: key, rowVersion: s.int64(1), db, ledger))
+    }
+
+    /// `key`'s tail past `rowVersion` (its row's version, read in this transaction): from the positions the ledger
+    /// kept when it knows them all, with the fix time of the last row (one lookup); otherwise row by row.
+    static func tail(of key: String, rowVersion: Int64, _ db: SQLiteDatabase, _ ledger: TailLedger) throws -> TailRead {
+        let rows = ledger.live(key, rowVersion: rowVersion)
+        guard let points = ledger.knownPoints(key, rowVersion: rowVersion), let last = rows.last else {
+            return try tail(rows, db)
+        }
+        let time = try db.cached("SELECT changed_at FROM route_changes WHERE seq = ?")
+        defer { time.reset() }
+        time.bind(1, last)
+        // The ledger lists only rows it saw written in this file: a row missing is a broken file, read row by row.
+        guard try time.step() else { return try tail(rows, db) }
+        return TailRead(points: points, last: last, lastFix: time.double(0))
+    }
+
+    /// Writes `tail` at the end of `key`'s stored line `wkb`, with the version of the tail's last row and its fix
+    /// time: the route reads the same, and the tail's rows leave it (none is deleted). False when the positions do not
+    /// extend that geometry; nothing is written then.
+    static func writeTail(_ tail: TailRead, onto wkb: [UInt8], of key: String, in db: SQLiteDatabase) throws -> Bool {
+        guard let spliced = try? WellKnownBinary.appending(tail.points, to: wkb) else { return false }
+        let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?), fixed_at = ? WHERE id = ?")
+        update.bind(1, spliced)
+        update.bind(2, tail.last)
+        if let fix = tail.lastFix { update.bind(3, fix) } else { update.bindNull(3) }
+        update.bind(4, key)
+        try update.run()
+        return true
+    }
+
+    /// Folds the tails of `keys` into their lines, within the caller's write transaction: the routes read the same
+    /// before and after, so no change is recorded and versions stay. The ledger, brought up to date in the same
+    /// transaction, lists every row of each tail; the row's version, read here, leaves out rows another process
+    /// folded already.
+    static func fold(_ keys: [String], in db: SQLiteDatabase, ledger: inout TailLedger) throws {
+        let read = try db.cached("SELECT geom, version FROM routes WHERE id = ?")
+        for key in keys {
+            read.bind(1, key)
+            guard try read.step() else { read.reset(); continue }
+            let wkb = read.blob(0)
+            let rowVersion = read.int64(1)
+            read.reset()
+            let tail = try Self.tail(of: key, rowVersion: rowVersion, db, ledger)
+            guard !tail.points.isEmpty, try writeTail(tail, onto: wkb, of: key, in: db) else { continue }
+            ledger.folded(key, through: tail.last)
+        }
+    }
+}
