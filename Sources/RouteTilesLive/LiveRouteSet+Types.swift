@@ -31,9 +31,20 @@ extension LiveRouteSet {
         /// new segments are drawn in more tiles than `TilingOptions.appendTileLimit` lists them only down to a zoom.
         /// Usually empty.
         public var subtrees: [TileID] = []
+        /// How many of the tiles it invalidated were cached (`LiveRouteSync.attach(_:)`) and dropped.
+        public var cachedTilesDropped = 0
+
+        /// A change of `keys` that invalidated `invalidated` and every tile under `subtrees`.
+        public init(keys: [String], invalidated: [TileID], generation: UInt64, subtrees: [TileID] = []) {
+            self.keys = keys
+            self.invalidated = invalidated
+            self.generation = generation
+            self.subtrees = subtrees
+        }
 
         /// Takes in the tiles and subtrees of `other`, a change applied with this one.
         mutating func formUnion(tilesOf other: Change) {
+            cachedTilesDropped += other.cachedTilesDropped
             invalidated = TileID.sorted(Set(invalidated).union(other.invalidated))
             if !other.subtrees.isEmpty { subtrees = TileID.sorted(Set(subtrees).union(other.subtrees)) }
         }

@@ -109,11 +109,9 @@ extension LiveRouteSync {
             state.status.applied = last
             return (planned.edits, state.newlyBad(planned.badRows))
         }
-        let change = routes.apply(edits)
-        state.withLock { $0.recordCatchUp(first...last, change: change) }
-        let applied = Applied(change: change, sequences: first...last, changeCount: page.count, badRows: badRows,
-                              duration: ContinuousClock.now - started)
-        onApplied(applied)
+        let applied = deliver(Applied(change: routes.apply(edits), sequences: first...last, changeCount: page.count,
+                                      badRows: badRows, duration: ContinuousClock.now - started))
+        state.withLock { $0.window.record(first...last, change: applied.change) }
         return applied
     }
 
@@ -132,10 +130,11 @@ extension LiveRouteSync {
         }
         let (reloaded, problems) = (edits, reported)
         return await offPool {
-            let change = self.routes.apply(reloaded)
-            let applied = Applied(change: change, sequences: (before + 1)...max(before + 1, snapshot.sequence),
-                                  changeCount: reloaded.count, badRows: problems, duration: ContinuousClock.now - started)
-            self.onApplied(applied)
+            let sequences = (before + 1)...max(before + 1, snapshot.sequence)
+            let applied = self.deliver(Applied(change: self.routes.apply(reloaded), sequences: sequences,
+                                               changeCount: reloaded.count, badRows: problems,
+                                               duration: ContinuousClock.now - started))
+            self.state.withLock { $0.window.record(sequences, change: applied.change) }
             return applied
         }
     }

@@ -57,22 +57,4 @@ extension LiveRouteSync {
         /// The writes those commits carried: `writesCommitted / commits` writes shared each commit.
         public var writesCommitted: Int = 0
     }
-
-    /// Who hears of applications and store errors.
-    public struct Observer: Sendable {
-        /// Every application (to drop changed tiles from caches), called under the lock that orders them.
-        public var applied: @Sendable (Applied) -> Void
-        /// Every failed call to the store.
-        public var storeError: @Sendable (String) -> Void
-        /// The first successful call to the store after failed ones.
-        public var reconnected: @Sendable () -> Void
-
-        /// An observer made of the three callbacks.
-        public init(applied: @escaping @Sendable (Applied) -> Void, storeError: @escaping @Sendable (String) -> Void,
-                    reconnected: @escaping @Sendable () -> Void = {}) {
-            self.applied = applied
-            self.storeError = storeError
-            self.reconnected = reconnected
-        }
-    }
 }

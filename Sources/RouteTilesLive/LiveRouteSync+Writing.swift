@@ -41,20 +41,25 @@ extension LiveRouteSync {
         let units = queue.take(maxWrites: Self.maxWritesPerCommit)
         let writes = units.flatMap(\.writes)
         await commitLock.acquire()
+        state.withLock { $0.window.opened() }
         let committed: Result<[Result<RouteWriteResult, any Error>], any Error>
+        var caughtUp: [LiveRouteSet.Change] = []
         do {
-            committed = .success(try await commitToStore(writes))
+            let results = try await commitToStore(writes)
+            committed = .success(results)
             // Before the next round may commit, so that rounds apply in the order they committed.
             await lock.acquire()
+            caughtUp = state.withLock { $0.window.closed(overlapping: Self.sequences(of: results)) }
         } catch {
             committed = .failure(error)
+            _ = state.withLock { $0.window.closed(overlapping: nil) }
         }
         commitLock.release()
         if queue.continueLeading() { Task { await self.lead() } }
         let outcomes: WriteTicket.Outcomes
         switch committed {
         case let .success(results):
-            let applied = await applyCommitted(results)
+            let applied = await applyCommitted(results, caughtUp: caughtUp)
             lock.release()
             // Each write's answer is made after the lock is let go: the next round's application need not wait.
             outcomes = .success(Self.outcomes(of: results, applied: applied))
@@ -107,11 +112,25 @@ extension LiveRouteSync {
         }
     }
 
+    /// The sequences a round's results made, first to last.
+    private static func sequences(of results: [Result<RouteWriteResult, any Error>]) -> ClosedRange<Int64>? {
+        var first: Int64?
+        var last: Int64?
+        for case let .success(.committed(made, _)) in results {
+            if first == nil { first = made.first?.sequence }
+            if let sequence = made.last?.sequence { last = sequence }
+        }
+        guard let first, let last else { return nil }
+        return first...last
+    }
+
     /// Applies what a round committed, under `lock`: from what it wrote when this server's routes are at the
-    /// change before it, else by catching up with the store (a catch-up that ran between the commit and now may
-    /// have applied it already).
+    /// change before it, else by catching up with the store (`caughtUp`: what catch-ups that ran between the commit
+    /// and now applied of it already).
     /// Returns what this server's routes did, or why applying failed after the commit.
-    private func applyCommitted(_ results: [Result<RouteWriteResult, any Error>]) async -> Result<LiveRouteSet.Change, any Error> {
+    private func applyCommitted(_ results: [Result<RouteWriteResult, any Error>], caughtUp: [LiveRouteSet.Change])
+        async -> Result<LiveRouteSet.Change, any Error>
+    {
         var changes: [RouteChange] = []
         changes.reserveCapacity(results.count)
         var written: [StoredRoute] = []
@@ -132,13 +151,7 @@ extension LiveRouteSync {
                 do {
                     var merged = LiveRouteSet.Change(keys: [], invalidated: [], generation: routes.snapshot.generation)
                     // What a catch-up applied of this round already (woken by the store's notice of its commit).
-                    let done = status.applied
-                    if done >= first {
-                        let earlier = state.withLock { state in
-                            state.recentCatchUps.filter { $0.sequences.overlaps(first...min(last, done)) }.map(\.change)
-                        }
-                        for change in earlier { merged.formUnion(tilesOf: change) }
-                    }
+                    for change in caughtUp { merged.formUnion(tilesOf: change) }
                     while status.applied < last {
                         guard let caughtUp = try await catchUpLocked() else { break }
                         merged.formUnion(tilesOf: caughtUp.change)
@@ -194,8 +207,7 @@ extension LiveRouteSync {
             state.status.applied = sequences.upperBound
             state.status.newest = max(state.status.newest, sequences.upperBound)
         }
-        onApplied(Applied(change: change, sequences: sequences, changeCount: changes.count, badRows: [],
-                          duration: ContinuousClock.now - started))
-        return change
+        return deliver(Applied(change: change, sequences: sequences, changeCount: changes.count, badRows: [],
+                               duration: ContinuousClock.now - started)).change
     }
 }

@@ -40,7 +40,8 @@ public final class LiveRouteSync: Sendable {
     /// Writes waiting for the next group commit.
     let queue = WriteQueue()
     let state: Mutex<SyncLedger>
-    private let observers = Mutex<[Observer]>([])
+    /// The caches told of each application, and the readers of `changes()`.
+    let outlets = Mutex(ChangeOutlets())
     /// How often the store is read even without a wake-up.
     let tick: Duration
     /// Wakes the follower (`follow()`), while it runs: a failed write asks it to probe the store at once.
@@ -80,19 +81,6 @@ public final class LiveRouteSync: Sendable {
         self.tick = tick
     }
 
-    /// Adds an observer of every later application and store error.
-    public func observe(_ observer: Observer) {
-        observers.withLock { $0.append(observer) }
-    }
-
-    func onApplied(_ applied: Applied) {
-        for observer in observers.withLock({ $0 }) { observer.applied(applied) }
-    }
-
-    private func onStoreError(_ message: String) {
-        for observer in observers.withLock({ $0 }) { observer.storeError(message) }
-    }
-
     /// How far this server is now.
     public var status: Status { state.withLock { $0.status } }
 
@@ -105,7 +93,7 @@ public final class LiveRouteSync: Sendable {
     /// The version of the route stored under `key`, as this server holds it.
     public func version(of key: String) -> Int64? { state.withLock { $0.versions[key] } }
 
-    /// Runs `body`, which applies changes to the routes and tells the observers (work of any size: a route across the
+    /// Runs `body`, which applies changes to the routes and tells the caches and readers (work of any size: a route across the
     /// world is drawn in hundreds of thousands of tiles), on a queue of its own, off Swift's cooperative thread pool,
     /// and waits for it. The pool has a thread a core, and every request handler needs one: a change applied on it
     /// held up `/health`, the probes and every read for as long as it took.
@@ -134,9 +122,7 @@ public final class LiveRouteSync: Sendable {
             state.status.lastError = nil
             return !was
         }
-        if reconnected {
-            for observer in observers.withLock({ $0 }) { observer.reconnected() }
-        }
+        if reconnected { publish(.reconnected) }
     }
 
     func noteFailure(_ error: any Error) {
@@ -145,6 +131,6 @@ public final class LiveRouteSync: Sendable {
             state.status.reachable = false
             state.status.lastError = message
         }
-        onStoreError(message)
+        publish(.storeError(message: message, repeats: 0))
     }
 }

@@ -2,22 +2,15 @@ import RouteTilesModel
 import RouteTilesRouteStore
 
 /// What a `LiveRouteSync` knows of its store, under its state lock: the versions of the routes it holds, how far it
-/// has applied, the bad rows reported, and the last catch-ups' tiles.
+/// has applied, the bad rows reported, and the catch-ups that ran while a round was committing.
 struct SyncLedger: Sendable {
     /// The version (the sequence that last wrote it) of each route held.
     var versions: [String: Int64] = [:]
     var status = LiveRouteSync.Status(applied: 0, newest: 0, reachable: true, lastError: nil, reconnects: 0, badRows: 0)
     /// The bad rows reported so far, by key and version, so that a reload reports only new ones.
     var badReported: Set<String> = []
-    /// The tiles the last catch-ups invalidated, by the sequences they applied (the newest 64): a write that a
-    /// catch-up applied before its own round could (woken by the store's notice of that very commit) answers
-    /// with the tiles it invalidated there.
-    var recentCatchUps: [(sequences: ClosedRange<Int64>, change: LiveRouteSet.Change)] = []
-
-    mutating func recordCatchUp(_ sequences: ClosedRange<Int64>, change: LiveRouteSet.Change) {
-        if recentCatchUps.count == 64 { recentCatchUps.removeFirst() }
-        recentCatchUps.append((sequences, change))
-    }
+    /// What catch-ups applied while a round of writes was committing.
+    var window = CommitWindow()
 
     /// Of `problems`, those not reported before; they are counted and remembered.
     mutating func newlyBad(_ problems: [RouteRowProblem]) -> [RouteRowProblem] {

@@ -4,19 +4,19 @@ import RouteTiles
 /// `POST /routes/points`: `{"id": [[lon, lat], …], …}`, every route's points appended in one transaction (with
 /// whatever else commits with it), each route's all or none. Answered once committed, with what was applied and
 /// what was refused, per id (`BatchAppendAnswer`): 200 when anything was applied, 422 when nothing was.
-extension RouteTilesResponder {
+extension RouteWriteEndpoints {
     /// The most routes one `POST /routes/points` may name.
     static let maxBatchRoutes = 10_000
 
     func appendToMany(_ request: Request) async -> Response {
-        let sync: LiveRouteSync, body: [UInt8]
-        switch await writeRequest(request) {
-        case let .success(write): (sync, body) = (write.sync, write.body)
+        let body: [UInt8]
+        switch await readBody(request) {
+        case let .success(read): body = read
         case let .failure(refusal): return refusal.response
         }
         let lists: [(key: String, points: Result<PositionListReader.PositionList, PositionListReader.Problem>)]
         do {
-            lists = try PositionListReader.readBatch(body, file: "request body", filter: state.configuration.fixFilter)
+            lists = try PositionListReader.readBatch(body, file: "request body", filter: configuration.fixFilter)
         } catch {
             return HTTPAnswers.error(.badRequest, "\(error)")
         }
@@ -55,11 +55,11 @@ extension RouteTilesResponder {
             return HTTPAnswers.error(.serviceUnavailable,
                                      "the route store (\(sync.store.displayName)) did not confirm the writes, so none is acknowledged: \(error); "
                                         + "try again (if they were committed after all, the store's feed brings them)",
-                                     headers: [.retryAfter: String(state.configuration.retryAfterSeconds)])
+                                     headers: [.retryAfter: String(configuration.retryAfterSeconds)])
         }
         var change: LiveRouteSet.Change?
         answer.applied.reserveCapacity(writes.count)
-        if droppedInAll.total > 0 { state.metrics.dropped(droppedInAll) }
+        if droppedInAll.total > 0 { metrics.dropped(droppedInAll) }
         for (((write, count), dropped), outcome) in zip(zip(zip(writes, counts), dropped), outcomes) {
             let key = write.key ?? ""
             switch outcome {
@@ -78,10 +78,11 @@ extension RouteTilesResponder {
             }
         }
         answer.sequence = answer.applied.compactMap(\.sequence).max()
+        await handedOn(through: answer.sequence)
         if let change {
             answer.generation = change.generation
             answer.invalidatedTiles = change.invalidated.count
-            answer.invalidatedCachedTiles = state.cachedInvalidations(generation: change.generation) ?? 0
+            answer.invalidatedCachedTiles = change.cachedTilesDropped
         }
         return HTTPAnswers.bytes(answer.json, status: answer.applied.isEmpty ? .unprocessableContent : .ok,
                                  contentType: "application/json")

@@ -8,8 +8,8 @@ import NIOCore
 /// For a tile already in memory that costs several times the answer itself (measured in Docs/BENCHMARKS.md,
 /// "Serving tiles"). This handler is the first in the connection's pipeline: it finds each request head in the
 /// bytes read (`RequestHeadScanner`) and answers a `GET` or `HEAD` of a cached tile at once, with the headers the
-/// responder builds for the same request (`RouteTilesResponder.cachedTileAnswer`), plus `Date` and `Server` as
-/// Hummingbird adds them.
+/// full path sends for the same request (`TileEndpoints.cachedAnswer`, the one closure it is given), plus `Date` and
+/// `Server` as Hummingbird adds them.
 ///
 /// Every other request goes to the HTTP decoder unchanged, byte for byte: other resources, cache misses, errors. So
 /// do all the bytes of the connection from the first request the scanner cannot delimit with certainty (one with a
@@ -25,7 +25,10 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
     static let maxHeadBytes = 16 * 1024
     private static let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
 
-    private let responder: RouteTilesResponder
+    /// The answer to a request head for a cached tile, or nil to hand the request on.
+    typealias CachedAnswer = @Sendable (RequestHeadScanner.Head, UnsafeRawBufferPointer) -> TileHTTPAnswer?
+
+    private let cachedAnswer: CachedAnswer
     private let serverName: String
     private let handedOn: HandedOnRequests
     private var dates = HTTPDateClock()
@@ -35,8 +38,8 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
     private var passThrough = false
     private var needsFlush = false
 
-    init(responder: RouteTilesResponder, serverName: String, handedOn: HandedOnRequests) {
-        self.responder = responder
+    init(cachedAnswer: @escaping CachedAnswer, serverName: String, handedOn: HandedOnRequests) {
+        self.cachedAnswer = cachedAnswer
         self.serverName = serverName
         self.handedOn = handedOn
     }
@@ -70,7 +73,7 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
                 guard case let .request(head, _) = result, handOnFrom == nil, handedOn.unanswered == 0,
                       context.channel.isWritable
                 else { return (result, nil) }
-                return (result, responder.cachedTileAnswer(head, in: bytes))
+                return (result, cachedAnswer(head, bytes))
             }
             switch scanned {
             case let (.request(_, length), answer?):

@@ -81,6 +81,16 @@ final class ChangeEvents: Sendable {
         }
     }
 
+    /// Ends every open stream; later ones open as usual. After a gap in the changes (`LiveChangeConsumer`), clients
+    /// reconnect with `Last-Event-ID` and are told to resync.
+    func endAll() {
+        let subscribers = state.withLock { state in
+            defer { state.subscribers = [:] }
+            return state.subscribers
+        }
+        for continuation in subscribers.values { continuation.finish() }
+    }
+
     /// Ends every stream, and those opened later at once.
     func finishAll() {
         let subscribers = state.withLock { state in

@@ -14,15 +14,21 @@ import RouteTiles
 /// - Event ids are store sequences, the same on every replica of a store, so a client that reconnects to another
 ///   replica with `Last-Event-ID` is told what it missed.
 /// - A comment every `heartbeat` keeps proxies from closing an idle stream.
-extension RouteTilesResponder {
+struct EventsEndpoint: Sendable {
     static let heartbeat = Duration.seconds(15)
 
-    func events(_ request: Request) async -> Response {
-        guard case let .live(sync) = state.tiles.backend else {
-            return HTTPAnswers.error(.notFound, "this server serves a finished tileset; nothing changes")
-        }
+    let sync: LiveRouteSync
+    /// The open streams, which the reader of the live changes feeds (`LiveChangeConsumer`).
+    let events: ChangeEvents
+
+    var operations: [APIOperation] {
+        [APIOperation(.get, PathPattern("/events"), "streamEvents") { request, _ in await open(request) }]
+    }
+
+    /// The stream, opened with `hello` or `resync`.
+    func open(_ request: Request) async -> Response {
         // Subscribed before the position is read: no change falls between the two.
-        let stream = state.events.subscribe()
+        let stream = events.subscribe()
         let reached = sync.status.applied
         let generation = sync.routes.snapshot.generation
         let lastSeen = request.headers[.lastEventID].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }

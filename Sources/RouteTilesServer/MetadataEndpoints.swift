@@ -2,39 +2,90 @@ import Foundation
 import Hummingbird
 import RouteTiles
 
-extension RouteTilesResponder {
+/// What describes and watches the server: the viewer and its files, `tiles.json`, `style.json`, `/health` and its
+/// probes, `/metrics`, `/assets/…` and `/openapi.json`. Every server has them; the live routes, when there are
+/// some, add their store's state to the health and the metrics.
+struct MetadataEndpoints: Sendable {
+    let name: String
+    let configuration: ServerConfiguration
+    let backend: TileBackend
+    let cache: TileCache<ByteBuffer>
+    let metrics: ServerMetrics
+    let accessLog: AccessLog?
+
+    var operations: [APIOperation] {
+        var operations = APIOperation.page("/", "getViewer") { _, context in viewer(mountPath: context.mountPath) }
+        operations += APIOperation.page("/index.html", "getViewerPage") { _, context in viewer(mountPath: context.mountPath) }
+        operations += APIOperation.page("/viewer.js", "getViewerScript") { _, _ in
+            HTTPAnswers.bytes(ViewerFiles.script, contentType: "text/javascript; charset=utf-8",
+                              headers: [.cacheControl: "no-cache"])
+        }
+        operations += APIOperation.page("/viewer.css", "getViewerStylesheet") { _, _ in
+            HTTPAnswers.bytes(ViewerFiles.stylesheet, contentType: "text/css; charset=utf-8",
+                              headers: [.cacheControl: "no-cache"])
+        }
+        operations += APIOperation.page("/favicon.ico", "getFavicon") { _, _ in
+            HTTPAnswers.empty(.noContent, headers: [.cacheControl: "public, max-age=86400"])
+        }
+        operations += APIOperation.page(PathPattern(subtree: "/assets/", documentedAs: "/assets/{path}"), "getAsset") {
+            _, context in asset(context.parameters.tail)
+        }
+        operations += APIOperation.page("/tiles.json", "getTileJSON") { request, context in
+            tileJSON(baseURL: baseURL(request, mountPath: context.mountPath))
+        }
+        operations += APIOperation.page("/style.json", "getStyle") { request, context in
+            style(baseURL: baseURL(request, mountPath: context.mountPath))
+        }
+        operations += APIOperation.page("/health", "getHealth") { _, _ in health() }
+        operations += APIOperation.page("/health/live", "getLiveness") { _, _ in HTTPAnswers.json(ProbeAnswer(status: "ok")) }
+        operations += APIOperation.page("/health/ready", "getReadiness") { _, _ in readiness() }
+        operations += APIOperation.page("/metrics", "getMetrics") { _, _ in metricsText() }
+        operations += APIOperation.page("/openapi.json", "getOpenAPIDocument") { _, _ in
+            HTTPAnswers.bytes(OpenAPIDocument.json, contentType: "application/json", headers: [.cacheControl: "no-cache"])
+        }
+        return operations
+    }
+
+    /// `--public-url`, else `http://` and the request's Host; then the mount path.
+    func baseURL(_ request: Request, mountPath: String) -> String {
+        if var url = configuration.publicURL {
+            while url.hasSuffix("/") { url.removeLast() }
+            return url + mountPath
+        }
+        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+        return "http://\(host)" + mountPath
+    }
+
     /// `GET /`: the MapLibre viewer.
-    func viewer() -> Response {
-        let html = ViewerPage.html(mapLibreURL: state.configuration.mapLibreURL, title: state.name,
-                                   basemap: state.configuration.basemapStyleURL, live: state.tiles.backend.acceptsWrites,
+    func viewer(mountPath: String) -> Response {
+        let html = ViewerPage.html(mapLibreURL: configuration.mapLibreURL, title: name,
+                                   basemap: configuration.basemapStyleURL, live: backend.live != nil,
                                    baseHref: mountPath.isEmpty ? nil : mountPath + "/")
         return HTTPAnswers.bytes(Array(html.utf8), contentType: "text/html; charset=utf-8",
                                  headers: [.cacheControl: "no-cache"])
     }
 
     /// `GET /tiles.json`: TileJSON 3.0.0 with absolute tile URLs.
-    func tileJSON(_ request: Request) -> Response {
-        let metadata = state.tiles.backend.metadata(name: state.name)
-        return HTTPAnswers.bytes(metadata.tileJSON(baseURL: baseURL(request) + "/tiles"), contentType: "application/json",
+    func tileJSON(baseURL: String) -> Response {
+        let metadata = backend.metadata(name: name)
+        return HTTPAnswers.bytes(metadata.tileJSON(baseURL: baseURL + "/tiles"), contentType: "application/json",
                                  headers: [.cacheControl: "no-cache"])
     }
 
     /// `GET /style.json`: a MapLibre style over this server's tiles.
-    func style(_ request: Request) -> Response {
-        let metadata = state.tiles.backend.metadata(name: state.name)
-        var positionLayer: String?
-        if case let .live(sync) = state.tiles.backend { positionLayer = sync.routes.options.positionLayer }
-        var response = HTTPAnswers.json(StyleDocument.make(metadata: metadata, baseURL: baseURL(request),
-                                                           positionLayer: positionLayer))
+    func style(baseURL: String) -> Response {
+        let metadata = backend.metadata(name: name)
+        var response = HTTPAnswers.json(StyleDocument.make(metadata: metadata, baseURL: baseURL,
+                                                           positionLayer: backend.live?.routes.options.positionLayer))
         response.headers[.cacheControl] = "no-cache"
         return response
     }
 
     /// `GET /health`.
     func health() -> Response {
-        let usage = state.tiles.cache.usage
+        let usage = cache.usage
         var body = HealthAnswer(status: "ok", cache: HealthAnswer.Cache(tiles: usage.tiles, bytes: usage.bytes))
-        if case let .live(sync) = state.tiles.backend {
+        if let sync = backend.live {
             let snapshot = sync.routes.snapshot
             body.routes = snapshot.routeCount
             body.points = snapshot.pointCount
@@ -46,7 +97,7 @@ extension RouteTilesResponder {
                 appliedSequence: status.applied, newestSequence: status.newest,
                 lag: max(0, status.newest - status.applied), reconnects: status.reconnects, badRows: status.badRows,
                 error: status.lastError)
-            if !sync.store.isDurable, state.configuration.writeToken != nil {
+            if !sync.store.isDurable, configuration.writeToken != nil {
                 store.warning = "writes are kept in memory only and are lost when the server stops"
             }
             body.store = store
@@ -59,12 +110,12 @@ extension RouteTilesResponder {
     /// store cannot be reached, so that a load balancer sends requests elsewhere. `/health/live` answers 200 as long
     /// as the process serves at all: a store outage is no reason to restart a server.
     func readiness() -> Response {
-        if case let .live(sync) = state.tiles.backend, !sync.status.reachable {
+        if let sync = backend.live, !sync.status.reachable {
             var response = HTTPAnswers.json(ProbeAnswer(
                 status: "unavailable",
                 reason: "the route store (\(sync.store.displayName)) cannot be reached: \(sync.status.lastError ?? "no answer")"),
                 status: .serviceUnavailable)
-            response.headers[.retryAfter] = String(state.configuration.retryAfterSeconds)
+            response.headers[.retryAfter] = String(configuration.retryAfterSeconds)
             return response
         }
         return HTTPAnswers.json(ProbeAnswer(status: "ready"))
@@ -72,21 +123,21 @@ extension RouteTilesResponder {
 
     /// `GET /metrics`: Prometheus text exposition.
     func metricsText() -> Response {
-        if case let .live(sync) = state.tiles.backend {
+        if let sync = backend.live {
             // The store's position as of this scrape: the newest sequence moves without any change applied here.
             let status = sync.status
-            state.metrics.storeApplied.record(status.applied)
-            state.metrics.storeNewest.record(status.newest)
-            state.metrics.storeCommits.record(status.commits)
-            state.metrics.storeCommittedWrites.record(status.writesCommitted)
+            metrics.storeApplied.record(status.applied)
+            metrics.storeNewest.record(status.newest)
+            metrics.storeCommits.record(status.commits)
+            metrics.storeCommittedWrites.record(status.writesCommitted)
         }
-        if let accessLog = state.accessLog { state.metrics.accessLogDropped.record(accessLog.dropped) }
-        return HTTPAnswers.bytes(state.metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        if let accessLog { metrics.accessLogDropped.record(accessLog.dropped) }
+        return HTTPAnswers.bytes(metrics.exposition(), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 
     /// `GET /assets/NAME`: a file of `--assets`, with no way out of that folder.
     func asset(_ name: Substring) -> Response {
-        guard let folder = state.configuration.assetsDirectory else {
+        guard let folder = configuration.assetsDirectory else {
             return HTTPAnswers.error(.notFound, "no assets folder is configured (--assets)")
         }
         let parts = name.split(separator: "/")

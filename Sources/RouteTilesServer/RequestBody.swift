@@ -4,22 +4,14 @@ import NIOCore
 import RouteTiles
 
 /// Reading the body of a write: within `--max-body-mb`, and as routes in the format its `Content-Type` names.
-extension RouteTilesResponder {
+extension RouteWriteEndpoints {
     struct Refusal: Error {
         var response: Response
     }
 
-    /// What every write starts with: the live routes (405 for a finished tileset, which takes no writes), the token
-    /// checked, and the body read within `--max-body-mb`; or the answer that refuses the write.
-    func writeRequest(_ request: Request) async -> Result<(sync: LiveRouteSync, body: [UInt8]), Refusal> {
-        guard let sync = liveRoutes else { return .failure(Refusal(response: tilesetRefusal)) }
-        if let refusal = authorize(request) { return .failure(Refusal(response: refusal)) }
-        return await readBody(request).map { (sync, $0) }
-    }
-
     /// The body, or 413 past `--max-body-mb`.
     func readBody(_ request: Request) async -> Result<[UInt8], Refusal> {
-        let limit = state.configuration.maxBodyBytes
+        let limit = configuration.maxBodyBytes
         let tooLarge = Refusal(response: HTTPAnswers.error(.contentTooLarge, "the body is larger than \(limit) bytes (--max-body-mb)"))
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { return .failure(tooLarge) }
         do {
@@ -35,7 +27,7 @@ extension RouteTilesResponder {
     /// Routes from a body, with serve's reading options but never skipping an invalid route: one invalid route
     /// refuses the whole body, so that the client learns of it.
     func routes(in body: [UInt8], contentType: String?) throws -> [Route] {
-        var options = state.configuration.readOptions
+        var options = configuration.readOptions
         options.skipInvalid = false
         return try Self.readRoutes(body, contentType: contentType, options: options)
     }

@@ -2,25 +2,25 @@ import Hummingbird
 import RouteTiles
 
 /// The reads of live routes: `GET /routes` (the list) and `GET /routes/{id}` (one route as GeoJSON).
-extension RouteTilesResponder {
-    /// The live routes, or nil on a server of a finished tileset (`tilesetRefusal`).
-    var liveRoutes: LiveRouteSync? {
-        if case let .live(sync) = state.tiles.backend { return sync }
-        return nil
-    }
+struct RouteReadEndpoints: Sendable {
+    let sync: LiveRouteSync
+    /// `GET /routes`, kept per generation.
+    let listing: RouteListing
 
-    /// What the route endpoints answer on a server of a finished tileset: 405, nothing there can change.
-    var tilesetRefusal: Response {
-        HTTPAnswers.error(.methodNotAllowed, "this server serves a finished tileset; routes cannot change",
-                          headers: [.allow: ""])
+    var operations: [APIOperation] {
+        [
+            APIOperation(.get, PathPattern("/routes"), "listRoutes") { request, _ in await listRoutes(request) },
+            APIOperation(.get, PathPattern("/routes/{id}"), "getRoute") { _, context in
+                await getRoute(key: context.parameters.decoded("id"))
+            },
+        ]
     }
 
     /// `GET /routes`, or `GET /routes?id=A&id=B` for some of them.
     func listRoutes(_ request: Request) async -> Response {
-        guard let sync = liveRoutes else { return tilesetRefusal }
         let ids = request.uri.queryParameters.getAll("id").map { String($0) }
         do {
-            let body = try await state.routeListing.body(of: sync, keys: ids.isEmpty ? nil : Set(ids))
+            let body = try await listing.body(of: sync, keys: ids.isEmpty ? nil : Set(ids))
             return HTTPAnswers.bytes(body, contentType: "application/json", headers: [.cacheControl: "no-cache"])
         } catch {
             return HTTPAnswers.error(.serviceUnavailable, "the route store cannot be read: \(error)")
@@ -29,7 +29,6 @@ extension RouteTilesResponder {
 
     /// `GET /routes/{id}`: the route as a GeoJSON Feature, its store version as the ETag.
     func getRoute(key: String) async -> Response {
-        guard let sync = liveRoutes else { return tilesetRefusal }
         // The store keeps the positions (the live set holds them only projected), and is never behind this
         // server: a route just written reads back as written.
         let row: StoredRow?

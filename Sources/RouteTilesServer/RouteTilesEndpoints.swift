@@ -60,6 +60,6 @@ public struct RouteTilesEndpoints: Sendable {
         var mountPath = full.hasSuffix(path) ? String(full.dropLast(path.count)) : ""
         if rest.isEmpty { mountPath = full }
         while mountPath.hasSuffix("/") { mountPath.removeLast() }
-        return await RouteTilesResponder(state: state, mountPath: mountPath).answer(request, path: path)
+        return await state.api.answer(request, path: path, mountPath: mountPath)
     }
 }

@@ -21,10 +21,12 @@ public struct RouteTilesServer: Sendable {
 
     /// Calls `observer` with each change applied by this server: the routes it changed and the tiles it invalidated
     /// (the tiles whose bytes changed, `invalidated`, and rarely `subtrees` under which every tile changed),
-    /// whoever made the change: this server's writes, other replicas, SQL. Called in sequence order, on the task
-    /// that applies changes, so it must return at once (`CachePurger.purge` only queues them).
+    /// whoever made the change: this server's writes, other replicas, SQL. Called in sequence order, outside the
+    /// core's locks, by the service that hands changes on (so only while `services` run), which it holds up: it
+    /// should return soon (`CachePurger.purge` only queues them). When that service fell behind, a change of the
+    /// whole world stands for what it missed: `0/0/0`, invalidated and as a subtree.
     public func observeInvalidatedTiles(_ observer: @escaping @Sendable (LiveRouteSet.Change) -> Void) {
-        state.observeInvalidatedTiles(observer)
+        state.changeConsumer?.observeInvalidatedTiles(observer)
     }
 
     /// The factory of the metrics at `/metrics`: what a service beside the server (a `CachePurger`) records its
@@ -35,13 +37,15 @@ public struct RouteTilesServer: Sendable {
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> Application<RouteTilesResponder>
     {
-        let responder = RouteTilesResponder(state: state)
+        let responder = RouteTilesResponder(api: state.api)
+        let tiles = state.api.tiles
         let serverName = "routetiles/\(RouteTilesVersion.string)"
         return Application(
             responder: responder,
             server: HTTPServerBuilder { handle in
                 RouteTilesHTTP1Channel(responder: handle, cachedTiles: { handedOn in
-                    CachedTileFastPath(responder: responder, serverName: serverName, handedOn: handedOn)
+                    CachedTileFastPath(cachedAnswer: { head, bytes in tiles.cachedAnswer(head, in: bytes) },
+                                       serverName: serverName, handedOn: handedOn)
                 })
             },
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
@@ -51,10 +55,11 @@ public struct RouteTilesServer: Sendable {
         )
     }
 
-    /// The services to run together: the access log's flusher, `alongside` (such as a `CachePurger`), the
-    /// application, for live routes the follower of the route store's changes, and last (so that it is shut down
-    /// first) the closer of the `/events` streams. Services are shut down in reverse order, so `alongside` stops
-    /// after the application and the follower, which may still hand it work.
+    /// The services to run together: the access log's flusher, `alongside` (such as a `CachePurger`), for live
+    /// routes the reader of their changes, the application, for live routes the follower of the route store's
+    /// changes and the finder of covers, and last (so that it is shut down first) the closer of the `/events`
+    /// streams. Services are shut down in reverse order, so the reader of changes hands on what the application and
+    /// the follower applied before it stops, and `alongside` stops after it.
     public func services(alongside: [any Service] = [], onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> [any Service]
     {
@@ -68,8 +73,9 @@ public struct RouteTilesServer: Sendable {
         var services: [any Service] = []
         if let accessLog = state.accessLog { services.append(AccessLogFlusher(log: accessLog)) }
         services.append(contentsOf: alongside)
+        if let consumer = state.changeConsumer { services.append(consumer) }
         if let application { services.append(application) }
-        if case let .live(sync) = state.tiles.backend {
+        if let sync = state.live {
             services.append(StoreFollower(sync: sync))
             services.append(CoverFiller(routes: sync.routes))
         }

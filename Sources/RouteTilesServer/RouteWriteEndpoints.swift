@@ -1,9 +1,34 @@
 import Hummingbird
 import RouteTiles
 
-/// The writes of single routes: `POST /routes`, `PUT` and `DELETE /routes/{id}`, `POST /routes/{id}/points`. Each
-/// needs the write token (`authorize`), is committed to the route store, and is answered once committed.
-extension RouteTilesResponder {
+/// The writes of live routes: `POST /routes`, `PUT` and `DELETE /routes/{id}`, `POST /routes/{id}/points` and the
+/// batch `POST /routes/points` (`BatchAppendEndpoint.swift`). Each is committed to the route store and answered once
+/// committed; the dispatch table lets only requests with the write token reach them (`WriteAuthorization`).
+struct RouteWriteEndpoints: Sendable {
+    let sync: LiveRouteSync
+    let configuration: ServerConfiguration
+    let metrics: ServerMetrics
+    /// With an expire log, what hands the changes on: a write is answered once its tiles are in the log.
+    let expireLogWriter: LiveChangeConsumer?
+
+    var operations: [APIOperation] {
+        [
+            APIOperation(.post, PathPattern("/routes"), "createRoutes") { request, _ in await createRoutes(request) },
+            APIOperation(.post, PathPattern("/routes/points"), "appendToRoutes") { request, _ in
+                await appendToMany(request)
+            },
+            APIOperation(.put, PathPattern("/routes/{id}"), "replaceRoute") { request, context in
+                await replaceRoute(request, key: context.parameters.decoded("id"))
+            },
+            APIOperation(.delete, PathPattern("/routes/{id}"), "deleteRoute") { _, context in
+                await commit(.remove(key: context.parameters.decoded("id")), created: false)
+            },
+            APIOperation(.post, PathPattern("/routes/{id}/points"), "appendToRoute") { request, context in
+                await appendToRoute(request, key: context.parameters.decoded("id"))
+            },
+        ]
+    }
+
     /// `POST /routes`: routes in any format `build` reads; 201.
     func createRoutes(_ request: Request) async -> Response {
         await write(request, created: true) { body in
@@ -28,26 +53,19 @@ extension RouteTilesResponder {
         }
     }
 
-    /// `DELETE /routes/{id}`.
-    func deleteRoute(_ request: Request, key: String) async -> Response {
-        guard let sync = liveRoutes else { return tilesetRefusal }
-        if let refusal = authorize(request) { return refusal }
-        return await commit(.remove(key: key), to: sync, created: false)
-    }
-
     /// `POST /routes/{id}/points`: `[[lon, lat], …]` appended to the route's last part, less the fixes the glitch
     /// filters drop (`ServerConfiguration.fixFilter`), which the answer counts. When they drop every fix, nothing is
     /// written and the answer says so (200, with the route's generation and no sequence).
     func appendToRoute(_ request: Request, key: String) async -> Response {
-        let filter = state.configuration.fixFilter
+        let filter = configuration.fixFilter
         return await filteredWrite(request) { body in
             let list = try PositionListReader.read(body, file: "request body", filter: filter)
             return (.append(key: key, points: list.points), list.dropped)
         }
     }
 
-    /// A write made from the request's body: authorised, the body read within the limit and turned into the
-    /// write by `make` (whose errors are 400s), then committed.
+    /// A write made from the request's body: the body read within the limit and turned into the write by `make`
+    /// (whose errors are 400s), then committed.
     private func write(_ request: Request, created: Bool = false,
                        _ make: ([UInt8]) throws -> RouteWrite) async -> Response {
         await filteredWrite(request, created: created) { body in (try make(body), FixFilter.Dropped()) }
@@ -57,9 +75,9 @@ extension RouteTilesResponder {
     /// the answer. An append they emptied writes nothing and is answered at once.
     private func filteredWrite(_ request: Request, created: Bool = false,
                                _ make: ([UInt8]) throws -> (RouteWrite, FixFilter.Dropped)) async -> Response {
-        let sync: LiveRouteSync, body: [UInt8]
-        switch await writeRequest(request) {
-        case let .success(write): (sync, body) = (write.sync, write.body)
+        let body: [UInt8]
+        switch await readBody(request) {
+        case let .success(read): body = read
         case let .failure(refusal): return refusal.response
         }
         let write: RouteWrite, dropped: FixFilter.Dropped
@@ -68,19 +86,19 @@ extension RouteTilesResponder {
         } catch {
             return HTTPAnswers.error(.badRequest, "\(error)")
         }
-        if dropped.total > 0 { state.metrics.dropped(dropped) }
+        if dropped.total > 0 { metrics.dropped(dropped) }
         if case let .append(key, points) = write, points.isEmpty {
             guard sync.version(of: key) != nil else { return HTTPAnswers.error(.notFound, "no route \(key)") }
             let answer = WriteAnswer(generation: sync.routes.snapshot.generation, ids: [key], invalidatedCachedTiles: 0,
                                      invalidatedTiles: 0, sequence: nil, dropped: dropped)
             return HTTPAnswers.bytes(answer.json, contentType: "application/json")
         }
-        return await commit(write, to: sync, created: created, dropped: dropped)
+        return await commit(write, created: created, dropped: dropped)
     }
 
     /// Commits `write` and answers with what it changed (`WriteAnswer`), 202 when committed but not applied here
     /// yet, or 503 when the store did not confirm it.
-    private func commit(_ write: RouteWrite, to sync: LiveRouteSync, created: Bool,
+    private func commit(_ write: RouteWrite, created: Bool,
                         dropped: FixFilter.Dropped = FixFilter.Dropped()) async -> Response {
         let outcome: LiveRouteSync.WriteOutcome
         do {
@@ -90,7 +108,7 @@ extension RouteTilesResponder {
             return HTTPAnswers.error(.serviceUnavailable,
                                      "the route store (\(sync.store.displayName)) did not confirm the write, so it is not acknowledged: \(error); "
                                         + "try again (if it was committed after all, the store's feed brings it)",
-                                     headers: [.retryAfter: String(state.configuration.retryAfterSeconds)])
+                                     headers: [.retryAfter: String(configuration.retryAfterSeconds)])
         }
         switch outcome {
         case let .notFound(key):
@@ -98,9 +116,9 @@ extension RouteTilesResponder {
         case let .notALine(key):
             return HTTPAnswers.error(.conflict, Self.notALine(key))
         case let .applied(change, keys, sequences):
+            await handedOn(through: sequences?.upperBound)
             let answer = WriteAnswer(
-                generation: change.generation, ids: keys,
-                invalidatedCachedTiles: state.cachedInvalidations(generation: change.generation) ?? 0,
+                generation: change.generation, ids: keys, invalidatedCachedTiles: change.cachedTilesDropped,
                 invalidatedTiles: change.invalidated.count, sequence: sequences?.upperBound, dropped: dropped)
             return HTTPAnswers.bytes(answer.json, status: created ? .created : .ok, contentType: "application/json")
         case let .committedNotApplied(keys, sequences, error):
@@ -108,6 +126,13 @@ extension RouteTilesResponder {
             return HTTPAnswers.json(WriteAcknowledgedAnswer(ids: keys, error: error, sequence: sequences?.upperBound),
                                     status: .accepted)
         }
+    }
+
+    /// With an expire log, waits until the changes through `sequence` are handed on, so that a write's tiles are in
+    /// the log when it is answered; without one, writes are answered at once.
+    func handedOn(through sequence: Int64?) async {
+        guard let expireLogWriter, let sequence else { return }
+        await expireLogWriter.reached(sequence)
     }
 
     /// Why a route of points (a maneuver) cannot be appended to: 409.

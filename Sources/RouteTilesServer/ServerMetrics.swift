@@ -24,6 +24,8 @@ final class ServerMetrics: Sendable {
     let storeErrors: Metrics.Counter
     let storeReconnects: Metrics.Counter
     let storeBadRows: Metrics.Counter
+    /// Times the reader of the live changes fell behind its bounds and counted every tile as changed.
+    let changeFeedGaps: Metrics.Counter
     /// Appended fixes the glitch filters dropped, by reason (`zero`, `invalid`).
     let fixesDroppedZero: Metrics.Counter
     let fixesDroppedInvalid: Metrics.Counter
@@ -63,6 +65,7 @@ final class ServerMetrics: Sendable {
         storeApplyTime = Metrics.Timer(label: "routetiles_store_apply_seconds", factory: factory)
         storeErrors = Metrics.Counter(label: "routetiles_store_errors_total", factory: factory)
         storeReconnects = Metrics.Counter(label: "routetiles_store_reconnects_total", factory: factory)
+        changeFeedGaps = Metrics.Counter(label: "routetiles_change_feed_gaps_total", factory: factory)
         storeBadRows = Metrics.Counter(label: "routetiles_store_bad_rows_total", factory: factory)
         fixesDroppedZero = Metrics.Counter(label: "routetiles_fixes_dropped_total", dimensions: [("reason", "zero")], factory: factory)
         fixesDroppedInvalid = Metrics.Counter(label: "routetiles_fixes_dropped_total", dimensions: [("reason", "invalid")],

@@ -3,20 +3,24 @@ import Hummingbird
 import RouteTiles
 
 /// A tile answer as HTTP, before it becomes Hummingbird's `Response` or is written straight to the channel by
-/// `CachedTileFastPath`: both paths turn the core's `TileAnswer` into it with `httpAnswer`, so a tile is answered
+/// `CachedTileFastPath`: both paths turn the core's `TileAnswer` into it with `init(_:lastModified:)`, so a tile is answered
 /// the same way on either.
 struct TileHTTPAnswer {
     var status: HTTPResponse.Status
     var headers: HTTPFields
     /// What is sent after the head: empty for HEAD, 204 and 304.
     var body: ByteBuffer
-}
 
-extension RouteTilesResponder {
+    init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
     /// The head and body of a tile answer (200, 204 or 304): `Cache-Control`, `Vary`, `lastModified` when given
     /// (built once per server: a field appended here costs no allocation), then `ETag`, `Content-Type`,
     /// `Content-Encoding` and `Content-Length` as the answer has them.
-    static func httpAnswer(_ answer: TileAnswer<ByteBuffer>, lastModified: HTTPField?) -> TileHTTPAnswer {
+    init(_ answer: TileAnswer<ByteBuffer>, lastModified: HTTPField?) {
         // Appended, not assigned: each field is new, and assigning first looks for an existing one.
         var headers = HTTPFields()
         headers.reserveCapacity(12)
@@ -35,7 +39,7 @@ extension RouteTilesResponder {
         case let .gzip(bytes): body = bytes
         case let .identity(bytes): body = ByteBuffer(bytes: bytes)
         }
-        return TileHTTPAnswer(status: answer.status.http, headers: headers, body: body)
+        self.init(status: answer.status.http, headers: headers, body: body)
     }
 }
 

@@ -2,12 +2,23 @@ import Foundation
 import Hummingbird
 
 /// The bearer token every write needs (`bearerAuth` in `openapi.json`): `--write-token`, `--write-token-file` or
-/// `ROUTETILES_WRITE_TOKEN`.
-extension RouteTilesResponder {
+/// `ROUTETILES_WRITE_TOKEN`. A wrapper around the write operations of the dispatch table.
+struct WriteAuthorization: Sendable {
+    /// The token; nil turns writes off.
+    let token: String?
+
+    /// `handler`, reached only by requests that may write.
+    func wrap(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
+        { request, context in
+            if let refusal = refusal(of: request) { return refusal }
+            return await handler(request, context)
+        }
+    }
+
     /// Nil when the request may write; else the refusal: 403 with writes off or another token, 401 (with
     /// `WWW-Authenticate`) without a bearer token.
-    func authorize(_ request: Request) -> Response? {
-        guard let token = state.configuration.writeToken else {
+    func refusal(of request: Request) -> Response? {
+        guard let token else {
             return HTTPAnswers.error(.forbidden, "writes are off; start the server with a write token (--write-token, "
                 + "--write-token-file or ROUTETILES_WRITE_TOKEN) to allow them")
         }

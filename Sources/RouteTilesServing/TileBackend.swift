@@ -4,13 +4,29 @@ import RouteTilesModel
 import RouteTilesStores
 import RouteTilesTiling
 
-/// Where the server's tiles come from: routes cut on demand and kept in step with a route store (memory, SQLite or
-/// PostgreSQL), or a finished tileset.
-public enum TileBackend: Sendable {
+/// What a server serves: a tile producer and, when its routes are live, the routes themselves, which give the
+/// server its route, write and event operations (a tileset server simply has none).
+public struct TileBackend: Sendable {
+    /// Where the tiles come from.
+    public let producer: any TileProducer
+    /// The live routes, kept in step with a route store (memory, SQLite or PostgreSQL); nil for a finished tileset.
+    public let live: LiveRouteSync?
+
+    /// Tiles of `producer`; live routes when `live` is given (then it is also the producer).
+    public init(producer: any TileProducer, live: LiveRouteSync? = nil) {
+        self.producer = producer
+        self.live = live
+    }
+
     /// Routes cut on demand, kept in step with a route store.
-    case live(LiveRouteSync)
+    public static func live(_ sync: LiveRouteSync) -> TileBackend {
+        TileBackend(producer: sync, live: sync)
+    }
+
     /// A finished tileset, read tile by tile.
-    case tileset(any TileSource)
+    public static func tileset(_ source: any TileSource) -> TileBackend {
+        TileBackend(producer: TilesetTiles(source: source))
+    }
 
     /// Routes in memory only: every write is lost when the process ends.
     public static func routes(_ routes: [Route], options: TilingOptions) -> TileBackend {
@@ -18,44 +34,21 @@ public enum TileBackend: Sendable {
     }
 
     /// The generation of the content: tiles computed from an older one must not enter the cache.
-    package var generation: UInt64 {
-        switch self {
-        case let .live(sync): return sync.routes.snapshot.generation
-        case .tileset: return 0
-        }
-    }
+    package var generation: UInt64 { producer.generation }
 
     /// The shallowest zoom served.
-    public var minZoom: Int {
-        switch self {
-        case let .live(sync): return sync.routes.options.minZoom
-        case let .tileset(source): return source.metadata.minZoom
-        }
-    }
+    public var minZoom: Int { producer.minZoom }
 
     /// The deepest zoom served.
-    public var maxZoom: Int {
-        switch self {
-        case let .live(sync): return sync.routes.options.maxZoom
-        case let .tileset(source): return source.metadata.maxZoom
-        }
-    }
+    public var maxZoom: Int { producer.maxZoom }
 
     /// Whether `zoom` is inside the served range.
     public func serves(zoom: Int) -> Bool {
         zoom >= minZoom && zoom <= maxZoom
     }
 
-    package var acceptsWrites: Bool {
-        if case .live = self { return true }
-        return false
-    }
-
     /// The metadata of the current routes or of the tileset.
     package func metadata(name: String) -> TilesetMetadata {
-        switch self {
-        case let .live(sync): return sync.routes.snapshot.tilers.metadata(name: name)
-        case let .tileset(source): return source.metadata
-        }
+        producer.metadata(name: name)
     }
 }

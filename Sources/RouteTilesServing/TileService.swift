@@ -42,6 +42,7 @@ public final class TileService<Bytes: TileBytes>: Sendable {
     @usableFromInline let observer: any TileServiceObserver
     private let flights = SingleFlight<FlightKey, TileCache<Bytes>.Entry>()
     private let compressors: CompressorPool
+    private let dropper: TileCacheDropper<Bytes>
 
     struct FlightKey: Hashable, Sendable {
         var tile: TileID
@@ -64,6 +65,9 @@ public final class TileService<Bytes: TileBytes>: Sendable {
         compressors = CompressorPool(level: compressionLevel)
         cache = TileCache(capacityBytes: cacheBytes)
         limiter = GenerationLimiter(concurrency: concurrency, queueLimit: queueLimit)
+        dropper = TileCacheDropper(cache: cache, observer: observer)
+        // Live routes drop what each change invalidated from the cache themselves, as they apply it.
+        backend.live?.attach(dropper)
     }
 
     /// The tile's cache entry when it is cached (counted as a hit), else nil (and not counted: the caller goes on to
@@ -96,25 +100,9 @@ public final class TileService<Bytes: TileBytes>: Sendable {
     private func generate(_ id: TileID) throws -> TileCache<Bytes>.Entry {
         let started = DispatchTime.now().uptimeNanoseconds
         defer { observer.generated(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started)) }
-        let gzip: [UInt8]
-        switch backend {
-        case let .live(sync):
-            guard let mvt = try sync.routes.snapshot.tile(z: id.z, x: id.x, y: id.y) else { return .empty }
-            gzip = try compressors.compress(mvt)
-        case let .tileset(source):
-            guard let stored = try source.gzipTile(id), !stored.isEmpty else { return .empty }
-            gzip = Gzip.isCompressed(stored) ? stored : try compressors.compress(stored)
-        }
+        guard let bytes = try backend.producer.tileBytes(id), !bytes.isEmpty else { return .empty }
+        // An MVT starts with a field tag (0x1a, its layers), never with gzip's magic number.
+        let gzip = Gzip.isCompressed(bytes) ? bytes : try compressors.compress(bytes)
         return TileCache.Entry(gzip: Bytes(tileBytes: gzip), etag: TileHasher.etag(gzip))
-    }
-
-    /// Drops changed tiles from the cache, and every tile under `subtrees` (see `LiveRouteSet.Change.subtrees`);
-    /// returns how many were cached.
-    @discardableResult
-    public func invalidate(_ tiles: [TileID], subtrees: [TileID] = []) -> Int {
-        let removed = cache.remove(tiles) + cache.remove(under: subtrees)
-        observer.invalidated(count: tiles.count)
-        observer.cacheUsage(bytes: cache.usage.bytes)
-        return removed
     }
 }

@@ -32,7 +32,8 @@ import RouteTilesTestSupport
         let recorder = HandedOnBytes()
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandlers([
-            CachedTileFastPath(responder: RouteTilesResponder(state: state), serverName: "rt", handedOn: handedOn),
+            CachedTileFastPath(cachedAnswer: { head, bytes in state.api.tiles.cachedAnswer(head, in: bytes) },
+                               serverName: "rt", handedOn: handedOn),
             recorder,
             ResponseEndCounter(handedOn),
         ])

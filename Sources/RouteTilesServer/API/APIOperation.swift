@@ -1,10 +1,19 @@
 import HTTPTypes
 import Hummingbird
 
+/// What a handler gets besides the request: the request's path below the mount point, where the endpoints are
+/// mounted (`RouteTilesEndpoints`; empty at the root), which the URLs it writes start with, and the parameters its
+/// path pattern matched (none for the wrappers around the whole table).
+struct APIContext: Sendable {
+    var path: String
+    var mountPath: String
+    var parameters = PathParameters(tail: "")
+}
+
 /// One operation of the HTTP API: a method and a path pattern, the `operationId` the OpenAPI document gives it, and
 /// the handler that answers it.
 struct APIOperation: Sendable {
-    typealias Handler = @Sendable (RouteTilesResponder, Request, PathParameters) async -> Response
+    typealias Handler = @Sendable (Request, APIContext) async -> Response
 
     let method: HTTPRequest.Method
     let path: PathPattern
@@ -18,4 +27,35 @@ struct APIOperation: Sendable {
         self.id = id
         self.handler = handler
     }
+
+    /// This operation with its handler inside `wrapper` (`WriteAuthorization`).
+    func wrapped(by wrapper: (@escaping Handler) -> Handler) -> APIOperation {
+        APIOperation(method, path, id, wrapper(handler))
+    }
+
+    /// A `GET` resource answered without waiting, and its `HEAD` (operation id `head…` for `get…`): the same
+    /// answer without the body.
+    static func page(_ path: String, _ id: String, _ answer: @escaping @Sendable (Request, APIContext) -> Response)
+        -> [APIOperation]
+    {
+        page(PathPattern(path), id, answer)
+    }
+
+    static func page(_ path: PathPattern, _ id: String,
+                     _ answer: @escaping @Sendable (Request, APIContext) -> Response) -> [APIOperation] {
+        [
+            APIOperation(.get, path, id) { request, context in answer(request, context) },
+            APIOperation(.head, path, "head" + id.dropFirst("get".count)) { request, context in
+                HTTPAnswers.head(of: answer(request, context))
+            },
+        ]
+    }
+}
+
+/// A path that a server of this mode knows but does not serve (a tileset server's `/routes`): answered with
+/// `status` and `message`, and for a 405 an empty `Allow`, since the table holds no method for it.
+struct ClosedPath: Sendable {
+    let path: PathPattern
+    let status: HTTPResponse.Status
+    let message: String
 }

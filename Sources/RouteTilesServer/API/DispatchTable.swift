@@ -1,12 +1,14 @@
 import HTTPTypes
 import Hummingbird
 
-/// Method and path pattern → handler: every operation of the HTTP API, in the order paths are tried.
+/// Method and path pattern → handler: every operation of the HTTP API a server of one mode serves, in the order
+/// paths are tried (`ServerAPI` builds it: a tileset server's table has no route, write or event operations).
 ///
 /// A request takes the first operation whose pattern matches its path and whose method is its method. When patterns
 /// match but none has the method, the answer is 405 with `Allow` listing the methods of those patterns, so `Allow`
-/// always says what the table holds. When no pattern matches, 404. `OPTIONS` (CORS preflight) is answered on every
-/// path before the table is asked (`RouteTilesResponder`).
+/// always says what the table holds. A path this mode closes (`ClosedPath`) gets its own answer, with an empty
+/// `Allow` for a 405. When no pattern matches, 404. `OPTIONS` (CORS preflight) is answered on every path by the
+/// wrapper around the table (`CORSHeaders`).
 ///
 /// Order matters twice: tiles come first, so the hot path is one prefix test; and the literal `/routes/points` comes
 /// before `/routes/{id}`, so `POST /routes/points` is the batch append while `GET`, `PUT` and `DELETE` of that path
@@ -17,10 +19,35 @@ struct DispatchTable: Sendable {
         case operation(APIOperation, PathParameters)
         /// The path is known, the method is not: the methods it allows, as an `Allow` value.
         case methodNotAllowed(allow: String)
+        case closed(ClosedPath)
         case notFound
     }
 
     let operations: [APIOperation]
+    let closed: [ClosedPath]
+
+    init(operations: [APIOperation], closed: [ClosedPath] = []) {
+        self.operations = operations
+        self.closed = closed
+    }
+
+    /// The answer of the operation the request resolves to, or of the table when none does.
+    func answer(_ request: Request, context: APIContext) async -> Response {
+        let path = context.path
+        switch resolve(request.method, path[...]) {
+        case let .operation(operation, parameters):
+            var context = context
+            context.parameters = parameters
+            return await operation.handler(request, context)
+        case let .methodNotAllowed(allow):
+            return HTTPAnswers.error(.methodNotAllowed, "method not allowed; allowed: \(allow)", headers: [.allow: allow])
+        case let .closed(closed):
+            return HTTPAnswers.error(closed.status, closed.message,
+                                     headers: closed.status == .methodNotAllowed ? [.allow: ""] : [:])
+        case .notFound:
+            return HTTPAnswers.error(.notFound, "no such resource: \(path)")
+        }
+    }
 
     /// The methods in the order an `Allow` header lists them.
     private static let methodOrder: [HTTPRequest.Method] = [.get, .head, .post, .put, .delete]
@@ -39,83 +66,12 @@ struct DispatchTable: Sendable {
             if operation.method == method { return .operation(operation, parameters) }
             allowed.insert(operation.method)
         }
-        guard !allowed.isEmpty else { return .notFound }
+        guard !allowed.isEmpty else {
+            if let closed = closed.first(where: { $0.path.match(path) != nil }) { return .closed(closed) }
+            return .notFound
+        }
         let allow = Self.methodOrder.filter(allowed.contains).map(\.rawValue)
             + allowed.subtracting(Self.methodOrder).map(\.rawValue).sorted()
         return .methodNotAllowed(allow: allow.joined(separator: ", "))
-    }
-}
-
-extension DispatchTable {
-    /// The HTTP API of `routetiles serve`, as `openapi.json` describes it.
-    static let api: DispatchTable = {
-        let tiles = PathPattern(subtree: "/tiles/", documentedAs: "/tiles/{z}/{x}/{y}.mvt")
-        var operations = [
-            APIOperation(.get, tiles, "getTile") { r, request, p in await r.tile(request, path: p.tail) },
-            APIOperation(.head, tiles, "headTile") { r, request, p in await r.tile(request, path: p.tail) },
-            APIOperation(.get, PathPattern("/routes"), "listRoutes") { r, request, _ in await r.listRoutes(request) },
-            APIOperation(.post, PathPattern("/routes"), "createRoutes") { r, request, _ in await r.createRoutes(request) },
-            APIOperation(.post, PathPattern("/routes/points"), "appendToRoutes") { r, request, _ in
-                await r.appendToMany(request)
-            },
-            APIOperation(.get, PathPattern("/routes/{id}"), "getRoute") { r, _, p in await r.getRoute(key: p.decoded("id")) },
-            APIOperation(.put, PathPattern("/routes/{id}"), "replaceRoute") { r, request, p in
-                await r.replaceRoute(request, key: p.decoded("id"))
-            },
-            APIOperation(.delete, PathPattern("/routes/{id}"), "deleteRoute") { r, request, p in
-                await r.deleteRoute(request, key: p.decoded("id"))
-            },
-            APIOperation(.post, PathPattern("/routes/{id}/points"), "appendToRoute") { r, request, p in
-                await r.appendToRoute(request, key: p.decoded("id"))
-            },
-            APIOperation(.get, PathPattern("/events"), "streamEvents") { r, request, _ in await r.events(request) },
-        ]
-        operations += page("/", "getViewer") { r, _, _ in r.viewer() }
-        operations += page("/index.html", "getViewerPage") { r, _, _ in r.viewer() }
-        operations += page("/viewer.js", "getViewerScript") { _, _, _ in
-            HTTPAnswers.bytes(ViewerFiles.script, contentType: "text/javascript; charset=utf-8",
-                              headers: [.cacheControl: "no-cache"])
-        }
-        operations += page("/viewer.css", "getViewerStylesheet") { _, _, _ in
-            HTTPAnswers.bytes(ViewerFiles.stylesheet, contentType: "text/css; charset=utf-8",
-                              headers: [.cacheControl: "no-cache"])
-        }
-        operations += page("/favicon.ico", "getFavicon") { _, _, _ in
-            HTTPAnswers.empty(.noContent, headers: [.cacheControl: "public, max-age=86400"])
-        }
-        operations += page(PathPattern(subtree: "/assets/", documentedAs: "/assets/{path}"), "getAsset") { r, _, p in
-            r.asset(p.tail)
-        }
-        operations += page("/tiles.json", "getTileJSON") { r, request, _ in r.tileJSON(request) }
-        operations += page("/style.json", "getStyle") { r, request, _ in r.style(request) }
-        operations += page("/health", "getHealth") { r, _, _ in r.health() }
-        operations += page("/health/live", "getLiveness") { _, _, _ in HTTPAnswers.json(ProbeAnswer(status: "ok")) }
-        operations += page("/health/ready", "getReadiness") { r, _, _ in r.readiness() }
-        operations += page("/metrics", "getMetrics") { r, _, _ in r.metricsText() }
-        operations += page("/openapi.json", "getOpenAPIDocument") { _, _, _ in
-            HTTPAnswers.bytes(OpenAPIDocument.json, contentType: "application/json", headers: [.cacheControl: "no-cache"])
-        }
-        return DispatchTable(operations: operations)
-    }()
-
-    /// A `GET` resource answered without waiting, and its `HEAD` (operation id `head…` for `get…`): the same
-    /// answer without the body.
-    private static func page(_ path: String, _ id: String,
-                             _ answer: @escaping @Sendable (RouteTilesResponder, Request, PathParameters) -> Response)
-        -> [APIOperation]
-    {
-        page(PathPattern(path), id, answer)
-    }
-
-    private static func page(_ path: PathPattern, _ id: String,
-                             _ answer: @escaping @Sendable (RouteTilesResponder, Request, PathParameters) -> Response)
-        -> [APIOperation]
-    {
-        [
-            APIOperation(.get, path, id) { r, request, p in answer(r, request, p) },
-            APIOperation(.head, path, "head" + id.dropFirst("get".count)) { r, request, p in
-                HTTPAnswers.head(of: answer(r, request, p))
-            },
-        ]
     }
 }

@@ -1,0 +1,50 @@
+import Hummingbird
+
+/// The HTTP API of one server: the dispatch table of its mode, built once from the endpoint families it has, inside
+/// the wrappers every answer goes through (request recording outside, CORS inside it; the write token around each
+/// write). A server of live routes has every family; a tileset server has no route reads, writes or events, and
+/// closes their paths (405 for `/routes…` with an empty `Allow`, 404 for `/events`).
+struct ServerAPI: Sendable {
+    let table: DispatchTable
+    /// The tiles, whose cached answers the fast path in front of the HTTP decoder gives (`CachedTileFastPath`).
+    let tiles: TileEndpoints
+    /// The table inside its wrappers.
+    private let wrapped: APIOperation.Handler
+
+    init(tiles: TileEndpoints, metadata: MetadataEndpoints, live: LiveEndpoints?, cors: CORSHeaders,
+         recorder: RequestRecorder, authorization: WriteAuthorization) {
+        self.tiles = tiles
+        // Tiles first: the hot path is one prefix test. `/routes/points` (a write) before `/routes/{id}` (a write
+        // too), so that `POST /routes/points` is the batch while `GET /routes/points` reads the route `points`.
+        var operations = tiles.operations
+        var closed: [ClosedPath] = []
+        if let live {
+            operations += live.reads.operations
+            operations += live.writes.operations.map { $0.wrapped(by: authorization.wrap) }
+            operations += live.events.operations
+        } else {
+            let refusal = "this server serves a finished tileset; routes cannot change"
+            closed = ["/routes", "/routes/points", "/routes/{id}", "/routes/{id}/points"].map {
+                ClosedPath(path: PathPattern($0), status: .methodNotAllowed, message: refusal)
+            }
+            closed.append(ClosedPath(path: PathPattern("/events"), status: .notFound,
+                                     message: "this server serves a finished tileset; nothing changes"))
+        }
+        operations += metadata.operations
+        let table = DispatchTable(operations: operations, closed: closed)
+        self.table = table
+        wrapped = recorder.wrap(cors.wrap { request, context in await table.answer(request, context: context) })
+    }
+
+    /// The answer to `request`, whose path below the mount point is `path`.
+    func answer(_ request: Request, path: String, mountPath: String) async -> Response {
+        await wrapped(request, APIContext(path: path, mountPath: mountPath))
+    }
+}
+
+/// The endpoint families that only live routes have.
+struct LiveEndpoints: Sendable {
+    let reads: RouteReadEndpoints
+    let writes: RouteWriteEndpoints
+    let events: EventsEndpoint
+}

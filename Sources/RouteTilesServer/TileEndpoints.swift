@@ -1,0 +1,72 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import RouteTiles
+
+/// The tiles: `GET`/`HEAD /tiles/{z}/{x}/{y}.mvt`, and the cached-tile fast path's answers (`CachedTileFastPath`).
+/// The core's `TileResponder` decides; this writes its answers as HTTP.
+struct TileEndpoints: Sendable {
+    let responder: TileResponder<ByteBuffer>
+    /// `Last-Modified` of every tile answer, for content that does not change; nil for live routes.
+    let lastModified: HTTPField?
+    let metrics: ServerMetrics
+    let logger: Logger
+    let retryAfterSeconds: Int
+    /// What the fast path adds and records itself, as the wrappers of the table do for every other answer.
+    let cors: CORSHeaders
+    let recorder: RequestRecorder
+
+    var operations: [APIOperation] {
+        let tiles = PathPattern(subtree: "/tiles/", documentedAs: "/tiles/{z}/{x}/{y}.mvt")
+        return [
+            APIOperation(.get, tiles, "getTile") { request, context in await tile(request, path: context.parameters.tail) },
+            APIOperation(.head, tiles, "headTile") { request, context in await tile(request, path: context.parameters.tail) },
+        ]
+    }
+
+    /// A tile, its 304 or 204, or the error that explains why not.
+    func tile(_ request: Request, path: Substring) async -> Response {
+        let answer = await responder.answer(
+            path: path, isHead: request.method == .head,
+            acceptsGzip: GzipAcceptance.allowsGzip(request.headers[.acceptEncoding]), ifNoneMatch: request.headers[.ifNoneMatch])
+        guard answer.isTile else {
+            var headers: HTTPFields = [:]
+            if answer.status == .serviceUnavailable {
+                metrics.overloaded.increment()
+                headers[.retryAfter] = String(retryAfterSeconds)
+            }
+            if let log = answer.logMessage { logger.error("\(log)") }
+            return HTTPAnswers.error(answer.status.http, answer.message ?? "", headers: headers)
+        }
+        let http = TileHTTPAnswer(answer, lastModified: lastModified)
+        let body = http.body.readableBytes == 0 ? ResponseBody() : ResponseBody(byteBuffer: http.body)
+        return Response(status: http.status, headers: http.headers, body: body)
+    }
+
+    /// The answer to a `GET` or `HEAD` of a tile that is already cached, with every header the full path would
+    /// send (CORS included; `Date` and `Server` are added by the caller, as Hummingbird adds them), counted in the
+    /// metrics and the access log. Nil when the request needs the full path: another resource, a path that is not a
+    /// plain tile path (a 400 or 404 to explain), a tile not in the cache, a client that does not accept gzip.
+    /// - Parameter bytes: the request head's bytes, which `head` indexes.
+    func cachedAnswer(_ head: RequestHeadScanner.Head, in bytes: UnsafeRawBufferPointer) -> TileHTTPAnswer? {
+        let prefix = "/tiles/".utf8.count
+        let path = UnsafeRawBufferPointer(rebasing: bytes[head.pathStart..<(head.pathStart + head.pathCount)])
+        // A client that refuses gzip gets the tile inflated: CPU work, left to the full path, off the event loop.
+        guard head.isCandidate, head.acceptsGzip, path.count > prefix, path.prefix(prefix).elementsEqual("/tiles/".utf8)
+        else {
+            return nil
+        }
+        let started = recorder.start()
+        guard let tile = responder.cachedAnswer(
+            path: UnsafeRawBufferPointer(rebasing: path[prefix...]), isHead: head.isHead,
+            acceptsGzip: head.acceptsGzip, ifNoneMatch: head.ifNoneMatch)
+        else { return nil }
+        var answer = TileHTTPAnswer(tile, lastModified: lastModified)
+        let method: HTTPRequest.Method = head.isHead ? .head : .get
+        cors.add(to: &answer.headers, method: method)
+        metrics.fastAnswers.increment()
+        recorder.record(method: method, path: String(decoding: path, as: UTF8.self), status: answer.status.code,
+                        bytes: answer.body.readableBytes, started: started)
+        return answer
+    }
+}
