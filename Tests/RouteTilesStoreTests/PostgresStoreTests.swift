@@ -29,13 +29,10 @@ struct PostgresStoreTests {
 
     /// Waits (at most `seconds`) until every sync has applied the store's newest change.
     func settle(_ syncs: [LiveRouteSync], store: any RouteStore, seconds: Double = 20) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+        try await eventually(within: seconds) {
             let newest = try await store.newestSequence()
-            if syncs.allSatisfy({ $0.status.applied >= newest }) { return true }
-            try await Task.sleep(for: .milliseconds(20))
+            return syncs.allSatisfy { $0.status.applied >= newest }
         }
-        return false
     }
 
     /// Every tile of `routes`' covers is the same on each sync as from one tiler over the store's routes.
@@ -52,6 +49,13 @@ struct PostgresStoreTests {
             }
         }
         return problems
+    }
+
+    /// Expects every sync to settle, and then to cut the tiles of the store's routes.
+    func expectConverged(_ syncs: [LiveRouteSync], store: any RouteStore,
+                         sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(try await settle(syncs, store: store), sourceLocation: sourceLocation)
+        #expect(try await mismatches(syncs, store: store).isEmpty, sourceLocation: sourceLocation)
     }
 
     @Test(arguments: [21, 22] as [UInt64])
@@ -104,8 +108,7 @@ struct PostgresStoreTests {
         guard case let .route(readByC)? = try await c.rows(["van"])["van"] else { Issue.record("no route"); return }
         #expect(readByC.route.parts == [expected] && readByC.version == lastAppend)
         await c.close()
-        #expect(try await settle([syncA, syncB], store: a))
-        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+        try await expectConverged([syncA, syncB], store: a)
 
         // Positions in batches of 8 until the tail (10 so far) is past the mark that starts a fold.
         for step in 0..<((AppendedTails.foldMark(key: "van", line: 600) - 10) / 8 + 1) {
@@ -128,8 +131,7 @@ struct PostgresStoreTests {
         guard case let .route(folded)? = try await a.rows(["van"])["van"] else { Issue.record("no route"); return }
         #expect(folded.route.parts == [expected])
         #expect(folded.version == newest)
-        #expect(try await settle([syncA, syncB], store: a))
-        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+        try await expectConverged([syncA, syncB], store: a)
 
         // Plain SQL: a new geom replaces the line and its tail; an UPDATE of the properties keeps the tail, written
         // into the line; a DELETE takes the route.
@@ -148,12 +150,10 @@ struct PostgresStoreTests {
         #expect(van.route.parts == [expected])
         #expect(van.route.properties.first?.key == "name")
         try await syncA.catchUp()
-        #expect(try await settle([syncA, syncB], store: a))
-        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+        try await expectConverged([syncA, syncB], store: a)
         try cluster.psql(database, "DELETE FROM routes WHERE id = 'van'")
         try await syncA.catchUp()
-        #expect(try await settle([syncA, syncB], store: a))
-        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+        try await expectConverged([syncA, syncB], store: a)
         await a.close()
         await b.close()
     }
@@ -177,8 +177,7 @@ struct PostgresStoreTests {
         #expect((40...56).contains(van.route.pointCount), "\(van.route.pointCount)")
         #expect(van.route.parts == [Array((0..<100).map(c).suffix(van.route.pointCount))])
         #expect(van.lastFix != nil)
-        #expect(try await settle([syncA, syncB], store: a))
-        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+        try await expectConverged([syncA, syncB], store: a)
         await a.close()
         await b.close()
     }
