@@ -13,13 +13,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Benchmarks/scripts/bench_setup.sh
-points=${1:-1000000}
 runs=${2:-3}
-work=${3:-/dev/shm/routetiles-archives}
-mkdir -p "$work"
-input="$work/routes-$points.geojson"
-generated_routes "$points" "$input"
-bin=$(routetiles_binary "${ROUTETILES_BIN:-}")
+routes_bench "${1:-1000000}" "${3:-/dev/shm/routetiles-archives}"
 echo "input: $input ($(du -h "$input" | cut -f1), $points points); work under $work; $(nproc) cores"
 
 timed() { # label, command... → "label wall cpu rssMB"

@@ -3,6 +3,8 @@
 #   . Benchmarks/scripts/bench_setup.sh
 #   bin=$(routetiles_binary "${ROUTETILES_BIN:-}")   # that binary, else the release build in .build-bench
 #   generated_routes POINTS FILE [--seed N]           # generate_routes.py into FILE, unless FILE exists
+#   routes_bench POINTS WORKDIR                       # points, work, input (generated there), bin: on generated routes
+#   store_bench [BINARY] [WORKDIR]                    # bin, work (/work/bench-store), pg_*: on route stores
 #   wait_health PORT                                  # until /health on 127.0.0.1:PORT answers (60 s at most)
 #   fleet_store_reset STORE                           # memory | FILE.db | postgres URL, emptied for a fleet run
 #   cpu_ticks PID; write_bytes PID                    # a process's user + system clock ticks, its write_bytes
@@ -17,6 +19,21 @@ routetiles_binary() { # [path] → the absolute path of the routetiles binary to
 generated_routes() { # points, file, more generate_routes.py arguments...
   local points=$1 file=$2; shift 2
   [ -f "$file" ] || python3 Benchmarks/scripts/generate_routes.py --points "$points" --out "$file" "$@"
+}
+
+routes_bench() { # points, workdir → points, work (created), input (its generated routes), bin (ROUTETILES_BIN's)
+  points=$1 work=$2
+  mkdir -p "$work"
+  input="$work/routes-$points.geojson"
+  generated_routes "$points" "$input"
+  bin=$(routetiles_binary "${ROUTETILES_BIN:-}")
+}
+
+store_bench() { # [binary] [workdir] → bin, work (default /work/bench-store, created), postgres_cluster.sh's pg_*
+  bin=$(routetiles_binary "${1:-}")
+  work=${2:-/work/bench-store}
+  mkdir -p "$work"
+  . Benchmarks/scripts/postgres_cluster.sh
 }
 
 wait_health() { # port

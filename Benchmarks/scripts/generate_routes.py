@@ -11,6 +11,8 @@ import json
 import math
 import random
 
+from great_circle import great_circle
+
 CITIES = [(-73.98, 40.75), (2.35, 48.86), (139.69, 35.69), (-122.42, 37.77), (13.40, 52.52), (151.21, -33.87),
           (-43.20, -22.91), (77.21, 28.61), (-0.13, 51.51), (37.62, 55.75)]
 
@@ -31,22 +33,8 @@ def track(rng, n):
 
 
 def arc(rng, n):
-    (lon1, lat1), (lon2, lat2) = rng.sample(CITIES, 2)
-    p1 = (math.radians(lat1), math.radians(lon1))
-    p2 = (math.radians(lat2), math.radians(lon2))
-    d = 2 * math.asin(math.sqrt(math.sin((p2[0] - p1[0]) / 2) ** 2 +
-                                math.cos(p1[0]) * math.cos(p2[0]) * math.sin((p2[1] - p1[1]) / 2) ** 2))
-    points = []
-    for i in range(n):
-        f = i / (n - 1)
-        a = math.sin((1 - f) * d) / math.sin(d)
-        b = math.sin(f * d) / math.sin(d)
-        x = a * math.cos(p1[0]) * math.cos(p1[1]) + b * math.cos(p2[0]) * math.cos(p2[1])
-        y = a * math.cos(p1[0]) * math.sin(p1[1]) + b * math.cos(p2[0]) * math.sin(p2[1])
-        z = a * math.sin(p1[0]) + b * math.sin(p2[0])
-        points.append([round(math.degrees(math.atan2(y, x)), 7), round(math.degrees(math.atan2(z, math.hypot(x, y))), 7)])
-    # Keep the arc continuous for the reader: longitudes that jump over ±180° are fine, the reader unwraps them.
-    return points
+    # Longitudes that jump over ±180° are fine: the reader unwraps them.
+    return [[round(lon, 7), round(lat, 7)] for lon, lat in great_circle(*rng.sample(CITIES, 2), n)]
 
 
 def main():

@@ -13,12 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Benchmarks/scripts/bench_setup.sh
-background_points=${1:-1000000}
-work=${2:-/dev/shm/routetiles-bench}
-mkdir -p "$work"
-background="$work/routes-$background_points.geojson"
-generated_routes "$background_points" "$background"
-bin=$(routetiles_binary "${ROUTETILES_BIN:-}")
+routes_bench "${1:-1000000}" "${2:-/dev/shm/routetiles-bench}"   # the background: $input, of $points points
 port=18093
 
 python3 - "$work" <<'PY'
@@ -57,4 +52,4 @@ run() { # label, inputs...
 
 echo "$(nproc) cores; median of 7 calls each"
 run "long route alone" "$work/long.geojson"
-run "beside $background_points background points" "$work/long.geojson" "$background"
+run "beside $points background points" "$work/long.geojson" "$input"

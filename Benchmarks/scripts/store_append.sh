@@ -15,13 +15,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Benchmarks/scripts/bench_setup.sh
-work=${2:-/work/bench-store}
+store_bench "$@"
+port=18510; pg_port=18511; token=bench-token-1
 appends=${APPENDS:-2000}
 limit=${SECONDS_LIMIT:-180}
-bin=$(routetiles_binary "${1:-}")
-mkdir -p "$work"
-port=18510; pg_port=18511; token=bench-token-1
-. Benchmarks/scripts/postgres_cluster.sh
 server=""
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; pg_stop; }
 trap cleanup EXIT

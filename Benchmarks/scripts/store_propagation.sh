@@ -16,13 +16,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Benchmarks/scripts/bench_setup.sh
-work=${2:-/work/bench-store}
+store_bench "$@"
+port_a=18520; port_b=18521; pg_port=18522; token=bench-token-1
 writes=${WRITES:-1000}
 limit=${SECONDS_LIMIT:-600}
-bin=$(routetiles_binary "${1:-}")
-mkdir -p "$work"
-port_a=18520; port_b=18521; pg_port=18522; token=bench-token-1
-. Benchmarks/scripts/postgres_cluster.sh
 servers=()
 cleanup() { for p in "${servers[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; pg_stop; }
 trap cleanup EXIT

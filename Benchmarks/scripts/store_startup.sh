@@ -17,13 +17,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . Benchmarks/scripts/bench_setup.sh
-work=${2:-/work/bench-store}
+store_bench "$@"
+port=18530; pg_port=18531
 points=${POINTS:-1000000}
 runs=${RUNS:-3}
-bin=$(routetiles_binary "${1:-}")
-mkdir -p "$work"
-port=18530; pg_port=18531
-. Benchmarks/scripts/postgres_cluster.sh
 trap pg_stop EXIT
 
 input="$work/routes-$points.geojson"

@@ -1,7 +1,7 @@
 import RouteTilesModel
 
 /// A GeoJSON Feature as read, and the route it makes.
-struct FeatureDraft {
+struct FeatureDraft: GeoJSONDraft {
     var type: String?
     var id: RouteID?
     var properties: [Property] = []
@@ -11,8 +11,9 @@ struct FeatureDraft {
     /// The first member of the wrong JSON type, in words.
     var problem: String?
 
-    mutating func note(_ problem: String) {
-        if self.problem == nil { self.problem = problem }
+    static func readMember(_ key: String, into draft: inout FeatureDraft,
+                           from scanner: inout JSONScanner) throws(JSONSyntaxError) -> Bool {
+        try scanner.readFeatureMember(key, into: &draft)
     }
 }
 
@@ -35,17 +36,7 @@ extension JSONScanner {
             try skipValue()
             return feature
         }
-        var object = try enterObject()
-        while let key = try nextKey(in: &object) {
-            if key == "type" {
-                switch try readTypeMember() {
-                case .success(let type): feature.type = type
-                case .failure(let problem): feature.note(problem.message)
-                }
-            } else if try !readFeatureMember(key, into: &feature) {
-                try skipValue()
-            }
-        }
+        try readMembers(into: &feature)
         return feature
     }
 

@@ -1,7 +1,7 @@
 import RouteTilesModel
 
 /// A GeoJSON geometry object as read, and what it yields for a route: lines, or a reason to skip it.
-struct GeometryDraft {
+struct GeometryDraft: GeoJSONDraft {
     var type: String?
     var coordinates: NestedCoordinates?
     var geometries: [GeometryDraft]?
@@ -11,8 +11,9 @@ struct GeometryDraft {
     /// The geometry types that are valid GeoJSON but not lines; features holding them are skipped and counted.
     static let otherTypes: Set<String> = ["Point", "MultiPoint", "Polygon", "MultiPolygon"]
 
-    mutating func note(_ problem: String) {
-        if self.problem == nil { self.problem = problem }
+    static func readMember(_ key: String, into draft: inout GeometryDraft,
+                           from scanner: inout JSONScanner) throws(JSONSyntaxError) -> Bool {
+        try scanner.readGeometryMember(key, into: &draft)
     }
 }
 
@@ -28,17 +29,7 @@ extension JSONScanner {
     /// Reads a geometry object at the current position.
     mutating func readGeometry() throws(JSONSyntaxError) -> GeometryDraft {
         var geometry = GeometryDraft()
-        var object = try enterObject()
-        while let key = try nextKey(in: &object) {
-            if key == "type" {
-                switch try readTypeMember() {
-                case .success(let type): geometry.type = type
-                case .failure(let problem): geometry.note(problem.message)
-                }
-            } else if try !readGeometryMember(key, into: &geometry) {
-                try skipValue()
-            }
-        }
+        try readMembers(into: &geometry)
         return geometry
     }
 

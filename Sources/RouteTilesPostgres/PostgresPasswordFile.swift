@@ -7,7 +7,7 @@ import Foundation
 /// `\\` stand for `:` and `\` in any field. Lines that start with `#`, and lines with fewer than five fields, are
 /// skipped. The first line that matches wins. As libpq does, a file that others than its owner may read or write
 /// (any group or world permission bit) is ignored, with a warning, and so is anything but a plain file.
-public struct PostgresPasswordFile: Sendable, Equatable {
+package struct PostgresPasswordFile: Sendable, Equatable {
     /// One line: four fields to match (nil for `*`) and the password.
     struct Entry: Sendable, Equatable {
         var host: String?
@@ -20,12 +20,12 @@ public struct PostgresPasswordFile: Sendable, Equatable {
     let entries: [Entry]
 
     /// The lines of `text` that have five fields, in order.
-    public init(text: String) {
+    package init(text: String) {
         entries = text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).compactMap(Self.entry)
     }
 
     /// The password of the first line that matches, or nil.
-    public func password(host: String, port: Int, database: String, user: String) -> String? {
+    package func password(host: String, port: Int, database: String, user: String) -> String? {
         let wanted = [host, String(port), database, user]
         return entries.first { entry in
             zip([entry.host, entry.port, entry.database, entry.user], wanted).allSatisfy { field, value in
@@ -35,14 +35,14 @@ public struct PostgresPasswordFile: Sendable, Equatable {
     }
 
     /// What looking in the password file found: a password, and a warning when the file was there but ignored.
-    public struct LookUp: Sendable, Equatable {
-        public var password: String?
-        public var warning: String?
+    package struct LookUp: Sendable, Equatable {
+        package var password: String?
+        package var warning: String?
     }
 
     /// Looks `host`, `port`, `database` and `user` up in the file `PGPASSFILE` names, else `~/.pgpass`. A missing
     /// file finds nothing and says nothing, as in libpq.
-    public static func lookUp(host: String, port: Int, database: String, user: String,
+    package static func lookUp(host: String, port: Int, database: String, user: String,
                               environment: [String: String]) -> LookUp {
         guard let path = path(environment: environment) else { return LookUp() }
         var status = stat()

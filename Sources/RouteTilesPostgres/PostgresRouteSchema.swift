@@ -7,31 +7,31 @@
 /// Schema 5: a route's tail is its append rows in the feed newer than its version (schema 4's `<table>_tails` is
 /// folded into the lines and dropped), a trigger keeps those rows through a prune of the feed, and
 /// `<table>_changes_pruned` records what a prune deleted.
-public struct PostgresRouteSchema: Sendable {
-    public let schema: String
-    public let table: String
+package struct PostgresRouteSchema: Sendable {
+    package let schema: String
+    package let table: String
 
-    public init(schema: String = "public", table: String = "routes") {
+    package init(schema: String = "public", table: String = "routes") {
         self.schema = schema
         self.table = table
     }
 
     /// `"schema"."table"`, quoted.
-    public var routes: String { Self.quote(schema) + "." + Self.quote(table) }
-    public var changes: String { Self.quote(schema) + "." + Self.quote(table + "_changes") }
+    package var routes: String { Self.quote(schema) + "." + Self.quote(table) }
+    package var changes: String { Self.quote(schema) + "." + Self.quote(table + "_changes") }
     /// The imports from files (`RouteImportRecord`): what content each file held, and the version it left.
-    public var imports: String { Self.quote(schema) + "." + Self.quote(table + "_imports") }
+    package var imports: String { Self.quote(schema) + "." + Self.quote(table + "_imports") }
     /// Schema 4's table of the positions appended to each route since its line was last written; schema 5 folds it
     /// into the lines and drops it (a tail is now the feed's append rows newer than the route's version).
     var legacyTails: String { Self.quote(schema) + "." + Self.quote(table + "_tails") }
     /// `extend(line, flat)`: the line with the positions of a flat longitude, latitude array added to its last part.
-    public var extendFunction: String { Self.quote(schema) + "." + Self.quote(table + "_extend") }
+    package var extendFunction: String { Self.quote(schema) + "." + Self.quote(table + "_extend") }
     var keepTailsFunction: String { Self.quote(schema) + "." + Self.quote(table + "_keep_tails") }
     var keepTailsTrigger: String { Self.quote(table + "_keep_tails") }
     /// One row: the newest sequence number a prune deleted (`through`). A reader that has read less than that may
     /// have missed changes and loads everything again; holes alone cannot tell, since a rolled-back writer leaves
     /// one and a prune keeps the rows still in a tail.
-    public var pruned: String { Self.quote(schema) + "." + Self.quote(table + "_changes_pruned") }
+    package var pruned: String { Self.quote(schema) + "." + Self.quote(table + "_changes_pruned") }
     var notePruneFunction: String { Self.quote(schema) + "." + Self.quote(table + "_note_prune") }
     var notePruneTrigger: String { Self.quote(table + "_note_prune") }
     var truncateChangesTrigger: String { Self.quote(table + "_changes_refuse_truncate") }
@@ -46,13 +46,13 @@ public struct PostgresRouteSchema: Sendable {
     /// The version of what `setupStatements` create, written as the comment of the changes table: a server that
     /// finds it there runs no DDL, so that a role that may only read and write the tables can run servers once
     /// an owner has set the store up.
-    public static let version = 5
-    public var versionComment: String { "RouteTiles route store, schema \(Self.version)" }
+    package static let version = 5
+    package var versionComment: String { "RouteTiles route store, schema \(Self.version)" }
 
     /// The NOTIFY channel every route store uses; the payload names the table (`schema.table`).
-    public static let channel = "routetiles_changes"
+    package static let channel = "routetiles_changes"
     /// The payload of this store's notifications.
-    public var payload: String { schema + "." + table }
+    package var payload: String { schema + "." + table }
 
     /// The advisory lock that serialises the writers of this table (transaction-scoped): its two keys.
     var lockKeys: String { "1381258323, hashtext(\(Self.literal("routetiles:" + payload)))" }
@@ -68,7 +68,7 @@ public struct PostgresRouteSchema: Sendable {
     }
 
     /// Creates what is missing, one statement each, run in one transaction.
-    public var setupStatements: [String] {
+    package var setupStatements: [String] {
         [
             """
             CREATE EXTENSION IF NOT EXISTS postgis
@@ -285,5 +285,5 @@ public struct PostgresRouteSchema: Sendable {
     }
 
     /// The same as one script, for `psql -f`.
-    public var setupScript: String { setupStatements.map { $0 + ";\n" }.joined() }
+    package var setupScript: String { setupStatements.map { $0 + ";\n" }.joined() }
 }

@@ -4,7 +4,7 @@ import RouteTiles
 /// The PostgreSQL store's imports from files: `<table>_imports` remembers them, and `RouteWriteRule` applies them
 /// through `PostgresRouteTransaction`.
 extension PostgresRouteStore {
-    public func importRecords() async throws -> [String: RouteImportRecord] {
+    package func importRecords() async throws -> [String: RouteImportRecord] {
         try await call("cannot read the imports") { [self] in
             let rows = try await client.query(
                 PostgresQuery(unsafeSQL: "SELECT id, content_hash, version FROM \(schema.imports)"), logger: logger)
@@ -16,7 +16,7 @@ extension PostgresRouteStore {
         }
     }
 
-    public func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult {
+    package func importRoutes(_ entries: [RouteImportEntry]) async throws -> RouteImportResult {
         guard !entries.isEmpty else { return RouteImportResult() }
         return try await call("the import was not committed") { [self] in
             try await writeTransaction { connection in

@@ -5,14 +5,14 @@ import RouteTiles
 /// The PostgreSQL store's writes: applied by `RouteWriteRule` through `PostgresRouteTransaction`, in a transaction
 /// that holds the writers' lock (`writeTransaction`), and the folds of long tails that follow them.
 extension PostgresRouteStore {
-    public func commit(_ write: RouteWrite) async throws -> RouteWriteResult {
+    package func commit(_ write: RouteWrite) async throws -> RouteWriteResult {
         try await commit(batch: [write])[0].get()
     }
 
     /// Commits the writes in one transaction, each of several that is not an append in a savepoint of its own.
     /// Appends write one feed row each and nothing else, consecutive ones together (`AppendRowsCopy`); routes whose
     /// tail grew long enough are folded afterwards, in a transaction of their own, off the writer's answer.
-    public func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
+    package func commit(batch writes: [RouteWrite]) async throws -> [Result<RouteWriteResult, any Error>] {
         let (results, due) = try await call("the write was not committed") { [self] in
             try await writeTransaction { connection in
                 var transaction = PostgresRouteTransaction(store: self, connection: connection)

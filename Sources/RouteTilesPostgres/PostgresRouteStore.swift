@@ -20,11 +20,11 @@ import Synchronization
 ///
 /// Every call is bounded by `timeout`, so a server whose database is gone answers writes with 503 at once instead
 /// of holding them.
-public final class PostgresRouteStore: RouteStore {
-    public let url: PostgresStoreURL
-    public let schema: PostgresRouteSchema
-    public var displayName: String { "\(url.displayName) (\(schema.payload))" }
-    public var isDurable: Bool { true }
+package final class PostgresRouteStore: RouteStore {
+    package let url: PostgresStoreURL
+    package let schema: PostgresRouteSchema
+    package var displayName: String { "\(url.displayName) (\(schema.payload))" }
+    package var isDurable: Bool { true }
 
     let client: PostgresClient
     private let running: Task<Void, Never>
@@ -38,7 +38,7 @@ public final class PostgresRouteStore: RouteStore {
 
     /// Connects and, with `create`, creates what is missing (PostGIS, schema, tables, trigger) in one transaction;
     /// without it, checks that the table is there.
-    public static func open(url text: String, schema: String? = nil, table: String? = nil, create: Bool,
+    package static func open(url text: String, schema: String? = nil, table: String? = nil, create: Bool,
                             timeout: Duration = .seconds(10), logger: Logger = Logger(label: "routetiles.postgres"))
         async throws -> PostgresRouteStore
     {
@@ -156,7 +156,7 @@ public final class PostgresRouteStore: RouteStore {
         var fix: Double?
     }
 
-    public func loadAll() async throws -> RouteStoreSnapshot {
+    package func loadAll() async throws -> RouteStoreSnapshot {
         try await call("cannot read the routes") { [self] in
             try await client.withConnection { connection in
                 try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
@@ -204,7 +204,7 @@ public final class PostgresRouteStore: RouteStore {
 
     /// The rows of `keys` with their tails, as the ledger (brought up to date first) lists them: a route appended
     /// to after that reads as it was before, with its version then.
-    public func rows(_ keys: [String]) async throws -> [String: StoredRow] {
+    package func rows(_ keys: [String]) async throws -> [String: StoredRow] {
         guard !keys.isEmpty else { return [:] }
         return try await call("cannot read routes") { [self] in
             let seqs = try await ledgerTransaction(writing: false) { _ in
@@ -220,7 +220,7 @@ public final class PostgresRouteStore: RouteStore {
         }
     }
 
-    public func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
+    package func changes(after sequence: Int64, limit: Int) async throws -> [RouteChange] {
         try await call("cannot read the changes") { [self] in
             // The prune mark comes with the rows, in one snapshot: one row with no change when there is none.
             var query = PostgresQuery(unsafeSQL: """
@@ -253,7 +253,7 @@ public final class PostgresRouteStore: RouteStore {
         }
     }
 
-    public func newestSequence() async throws -> Int64 {
+    package func newestSequence() async throws -> Int64 {
         try await call("cannot read the changes") { [self] in
             try await client.withConnection { connection in
                 try await Self.newest(connection, schema: schema, logger: logger)
@@ -274,7 +274,7 @@ public final class PostgresRouteStore: RouteStore {
 
     // MARK: Wake-ups
 
-    public func wakeUps() -> AsyncStream<Void> {
+    package func wakeUps() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let payload = schema.payload
         let task = Task { [client, logger] in
@@ -305,7 +305,7 @@ public final class PostgresRouteStore: RouteStore {
         return stream
     }
 
-    public func close() async {
+    package func close() async {
         for task in listenerTasks.withLock({ $0 }) { task.cancel() }
         running.cancel()
         await running.value

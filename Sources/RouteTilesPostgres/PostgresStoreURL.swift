@@ -11,23 +11,23 @@ import RouteTiles
 /// The password, as libpq finds it: the URL's, else `PGPASSWORD`'s, else the first matching line of the password
 /// file (`PGPASSFILE`, default `~/.pgpass`: `PostgresPasswordFile`), else none. The variable and the file keep it out
 /// of the process list.
-public struct PostgresStoreURL: Sendable {
-    public var host: String
-    public var port: Int
-    public var user: String
-    public var password: String?
-    public var database: String?
-    public var sslMode: String
-    public var connectTimeout: Duration
-    public var applicationName: String
-    public var schema: String?
-    public var table: String?
+package struct PostgresStoreURL: Sendable {
+    package var host: String
+    package var port: Int
+    package var user: String
+    package var password: String?
+    package var database: String?
+    package var sslMode: String
+    package var connectTimeout: Duration
+    package var applicationName: String
+    package var schema: String?
+    package var table: String?
     /// What the reader of the URL should be told: a password file that was there but ignored.
-    public var warnings: [String] = []
+    package var warnings: [String] = []
 
     /// Reads `text`, with `environment` for the defaults libpq takes from it (`USER`, `PGPASSWORD`, `PGPASSFILE`,
     /// `HOME`).
-    public init(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    package init(_ text: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard let components = URLComponents(string: text),
               let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
             throw RouteStoreError(store: "postgres", message: "not a postgres://USER@HOST:PORT/DB URL: \(Self.redacted(text))")
@@ -75,7 +75,7 @@ public struct PostgresStoreURL: Sendable {
     }
 
     /// The URL without its password, for messages.
-    public var displayName: String {
+    package var displayName: String {
         "postgres://\(user)@\(host):\(port)/\(database ?? "")"
     }
 

@@ -63,7 +63,7 @@ public final class DirectoryTileStore: TileSink {
     /// commit by removing anything: one of the two happens whole.
     public func commit() throws {
         try writes.withLock { state in
-            guard !state.aborted else { throw StoreError(path: staging.path, message: "the build was aborted") }
+            guard !state.aborted else { throw place.aborted }
             try moveIntoPlace()
             state.committed = true
         }
@@ -113,7 +113,7 @@ public final class DirectoryTileStore: TileSink {
             if !state.aborted { state.inFlight += 1 }
             return state.aborted
         }
-        if aborted { throw StoreError(path: staging.path, message: "the build was aborted") }
+        if aborted { throw place.aborted }
     }
 
     private func endWrite() {

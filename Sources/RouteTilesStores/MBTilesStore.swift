@@ -50,9 +50,7 @@ public final class MBTilesStore: TileStore {
     /// Inserts the tile into the staging file.
     public func put(_ tile: TileID, gzipData: [UInt8]) throws {
         try state.withLock { s in
-            guard !s.aborted, let db = s.database, let insert = s.insert else {
-                throw StoreError(path: place.staging.path, message: "the build was aborted")
-            }
+            guard !s.aborted, let db = s.database, let insert = s.insert else { throw place.aborted }
             insert.bind(1, tile.z)
             insert.bind(2, tile.x)
             insert.bind(3, Self.tmsRow(tile))
@@ -69,9 +67,7 @@ public final class MBTilesStore: TileStore {
     /// Writes the `metadata` table.
     public func putMetadata(_ metadata: TilesetMetadata) throws {
         try state.withLock { s in
-            guard !s.aborted, let db = s.database else {
-                throw StoreError(path: place.staging.path, message: "the build was aborted")
-            }
+            guard !s.aborted, let db = s.database else { throw place.aborted }
             let statement = try db.prepare("INSERT OR REPLACE INTO metadata (name, value) VALUES (?, ?)")
             for (name, value) in metadata.pairs {
                 statement.bind(1, name)
@@ -84,9 +80,7 @@ public final class MBTilesStore: TileStore {
     /// Closes the staging file and renames it over the destination.
     public func commit() throws {
         try state.withLock { s in
-            guard !s.aborted, let db = s.database else {
-                throw StoreError(path: place.staging.path, message: "the build was aborted")
-            }
+            guard !s.aborted, let db = s.database else { throw place.aborted }
             try db.execute("COMMIT;")
             s.insert = nil
             db.close()

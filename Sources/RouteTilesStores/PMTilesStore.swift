@@ -38,10 +38,6 @@ public final class PMTilesStore: TileStore {
         state = Mutex(State(spill: try RawFile(path: place.scratch.path, create: true)))
     }
 
-    private func abortedError() -> StoreError {
-        StoreError(path: place.staging.path, message: "the build was aborted")
-    }
-
     /// Appends the tile's bytes to the scratch file, once per distinct content.
     public func put(_ tile: TileID, gzipData: [UInt8]) throws {
         guard tile.isValid else { throw StoreError(path: place.staging.path, message: "tile \(tile) is not a valid tile") }
@@ -49,7 +45,7 @@ public final class PMTilesStore: TileStore {
         gzipData.withUnsafeBytes { hasher.combine(bytes: $0) }
         let hash = hasher.finalize()
         try state.withLock { s in
-            guard !s.aborted, let spill = s.spill else { throw abortedError() }
+            guard !s.aborted, let spill = s.spill else { throw place.aborted }
             for candidate in s.byHash[hash, default: []] where s.contents[candidate].length == UInt32(gzipData.count) {
                 if try spill.read(at: s.contents[candidate].offset, count: gzipData.count) == gzipData {
                     s.tiles.append((tile.pmtilesID, candidate))
@@ -70,7 +66,7 @@ public final class PMTilesStore: TileStore {
     /// Keeps the metadata for the archive's header and JSON metadata.
     public func putMetadata(_ metadata: TilesetMetadata) throws {
         try state.withLock { s in
-            guard !s.aborted else { throw abortedError() }
+            guard !s.aborted else { throw place.aborted }
             s.metadata = metadata
         }
     }
@@ -78,7 +74,7 @@ public final class PMTilesStore: TileStore {
     /// Lays out the archive in the staging file and renames it over the destination.
     public func commit() throws {
         try state.withLock { s in
-            guard !s.aborted, let spill = s.spill else { throw abortedError() }
+            guard !s.aborted, let spill = s.spill else { throw place.aborted }
             try write(&s, spill: spill)
             s.spill = nil
             try place.commit()

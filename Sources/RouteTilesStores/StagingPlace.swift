@@ -41,6 +41,9 @@ struct StagingPlace: Sendable {
         if !folder { discard() }
     }
 
+    /// The error of a write to a store whose build was aborted.
+    var aborted: StoreError { StoreError(path: staging.path, message: "the build was aborted") }
+
     /// Moves the finished staging file over the destination.
     func commit() throws {
         guard rename(staging.path, destination.path) == 0 else {

@@ -52,12 +52,7 @@ struct CachePurgeTests {
 
     /// Waits up to `seconds` for `condition`.
     static func eventually(_ seconds: Double, _ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        repeat {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        } while Date() < deadline
-        return try await condition()
+        try await RouteTilesCoreTestSupport.eventually(within: seconds, condition)
     }
 
     @Test func anAppendIsFreshThroughVarnishWithinASecondAndUntouchedTilesStayHits() async throws {

@@ -18,6 +18,12 @@ import RouteTilesTestSupport
         SELECT COUNT(*) FROM route_changes t JOIN routes r ON r.id = t.route_id WHERE t.op = 'append' AND t.seq > r.version
         """
 
+    /// The route stored under `key`: nil when there is none, or when its row does not make a route.
+    static func route(_ key: String, in store: SQLiteRouteStore) async throws -> StoredRoute? {
+        guard case let .route(stored)? = try await store.rows([key])[key] else { return nil }
+        return stored
+    }
+
     /// Runs `sql` on the file with the sqlite3 shell (an independent reader) and returns its output.
     static func sqlite(_ path: String, _ sql: String) throws -> String {
         let result = try ExternalTool.run("/usr/bin/sqlite3", [path, sql])
@@ -50,10 +56,7 @@ import RouteTilesTestSupport
         #expect(try Self.sqlite(path, "SELECT MAX(seq) FROM route_changes WHERE op = 'append'") == String(version))
         #expect(try Self.sqlite(path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
                 == "route_changes\nroute_imports\nroutes\nroutetiles_store")
-        guard case let .route(stored)? = try await store.rows(["long"])["long"] else {
-            Issue.record("no route")
-            return
-        }
+        let stored = try #require(try await Self.route("long", in: store))
         #expect(stored.route.parts == [expected])
         #expect(stored.version == version)
         let all = try await store.loadAll()
@@ -65,20 +68,14 @@ import RouteTilesTestSupport
         let replacement = Self.line(10, seed: 3)
         _ = try await store.commit(.replace(key: "long", route: Route(parts: [replacement])))
         #expect(try Self.sqlite(path, Self.liveTailRows) == "0")
-        guard case let .route(replaced)? = try await store.rows(["long"])["long"] else {
-            Issue.record("no route")
-            return
-        }
+        let replaced = try #require(try await Self.route("long", in: store))
         #expect(replaced.route.parts == [replacement])
         _ = try await store.commit(.append(key: "short", points: [Coordinate(longitude: 2.3, latitude: 48.8)]))
         _ = try await store.commit(.remove(key: "short"))
         #expect(try Self.sqlite(path, Self.liveTailRows) == "0")
         let again = Self.line(5, seed: 9)
         _ = try await store.commit(.put([Route(id: .string("short"), parts: [again])]))
-        guard case let .route(remade)? = try await store.rows(["short"])["short"] else {
-            Issue.record("no route")
-            return
-        }
+        let remade = try #require(try await Self.route("short", in: store))
         #expect(remade.route.parts == [again])
         #expect(try await store.loadAll().routes.first { $0.key == "short" }?.route.parts == [again])
         await store.close()
@@ -107,10 +104,7 @@ import RouteTilesTestSupport
         let tailRows = Int(try Self.sqlite(path, Self.liveTailRows)) ?? -1
         #expect(tailRows < AppendedTails.minimumFold / 4, "\(tailRows) tail rows: no fold")
         #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM route_changes") == String(1 + versions.count))
-        guard case let .route(stored)? = try await store.rows(["van"])["van"] else {
-            Issue.record("no route")
-            return
-        }
+        let stored = try #require(try await Self.route("van", in: store))
         #expect(stored.route.parts == [expected])
         #expect(stored.version == versions.last)
         // The folded row holds the line it folded: read by SQLite alone, its size is the WKB of more positions.
@@ -142,10 +136,7 @@ import RouteTilesTestSupport
         _ = try Self.sqlite(path, "UPDATE route_changes SET points = X'\(hex)' WHERE op = 'append'")
         // A second store, opened now, learns the tail from the file: it reads the altered rows.
         let other = try SQLiteRouteStore(path: path)
-        guard case let .route(seen)? = try await other.rows(["bus"])["bus"] else {
-            Issue.record("no route")
-            return
-        }
+        let seen = try #require(try await Self.route("bus", in: other))
         #expect(seen.route.parts.first?.last == Coordinate(longitude: 100, latitude: -40))
         await other.close()
         // The fix that reaches the mark folds the tail from the positions the first store kept.
@@ -155,10 +146,7 @@ import RouteTilesTestSupport
         _ = try await store.newestSequence() // after the fold it queued
         #expect(Int(try Self.sqlite(path, Self.liveTailRows)) == 0, "no fold")
         let reopened = try SQLiteRouteStore(path: path)
-        guard case let .route(folded)? = try await reopened.rows(["bus"])["bus"] else {
-            Issue.record("no route")
-            return
-        }
+        let folded = try #require(try await Self.route("bus", in: reopened))
         #expect(folded.route.parts == [start + appended])
         await reopened.close()
         await store.close()
@@ -197,18 +185,12 @@ import RouteTilesTestSupport
         // Folded: the row holds the five positions more, and the version of the last.
         #expect(Int(try Self.sqlite(path, "SELECT length(geom) FROM routes WHERE id = 'bus'")) == (Int(lineBytes) ?? 0) + 5 * 16)
         #expect(try Self.sqlite(path, "SELECT version FROM routes WHERE id = 'bus'") == "7")
-        guard case let .route(folded)? = try await store.rows(["bus"])["bus"] else {
-            Issue.record("no route")
-            return
-        }
+        let folded = try #require(try await Self.route("bus", in: store))
         #expect(folded.route.parts == [line + fixes])
         #expect(folded.version == 7)
         let last = Coordinate(longitude: 2.5, latitude: 48.95)
         _ = try await store.commit(.append(key: "bus", points: [last]))
-        guard case let .route(stored)? = try await store.rows(["bus"])["bus"] else {
-            Issue.record("no route")
-            return
-        }
+        let stored = try #require(try await Self.route("bus", in: store))
         #expect(stored.route.parts == [line + fixes + [last]])
         #expect(try await store.loadAll().routes.map(\.route.parts) == [[line + fixes + [last]], [line]])
         await store.close()
@@ -272,20 +254,14 @@ import RouteTilesTestSupport
         let folded = Int(try Self.sqlite(path, "SELECT length(geom) FROM routes WHERE id = 'taxi'")) ?? 0
         #expect(folded > 9 + 16 * 40 + 16 * AppendedTails.minimumFold / 2, "no fold happened (\(folded) bytes)")
         for store in [first, second] {
-            guard case let .route(stored)? = try await store.rows(["taxi"])["taxi"] else {
-                Issue.record("no route")
-                return
-            }
+            let stored = try #require(try await Self.route("taxi", in: store))
             #expect(stored.route.parts == [expected])
         }
         await first.close()
         await second.close()
         let third = try SQLiteRouteStore(path: path)
         #expect(try await third.loadAll().routes.first { $0.key == "taxi" }?.route.parts == [expected])
-        guard case let .route(reread)? = try await third.rows(["taxi"])["taxi"] else {
-            Issue.record("no route")
-            return
-        }
+        let reread = try #require(try await Self.route("taxi", in: third))
         #expect(reread.route.parts == [expected])
         await third.close()
     }
@@ -315,10 +291,7 @@ import RouteTilesTestSupport
         let reopened = try SQLiteRouteStore(path: path)
         #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "5")
         #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'route_tails%'") == "0")
-        guard case let .route(stored)? = try await reopened.rows(["a"])["a"] else {
-            Issue.record("no route")
-            return
-        }
+        let stored = try #require(try await Self.route("a", in: reopened))
         #expect(stored.route.parts == [line + fixes])
         #expect(stored.version == 3)
         #expect(stored.lastFix == 1_790_000_001)
@@ -430,10 +403,7 @@ import RouteTilesTestSupport
         let reopened = try SQLiteRouteStore(path: path)
         #expect(try Self.sqlite(path, schemaText) == made)
         #expect(try Self.sqlite(path, "PRAGMA integrity_check") == "ok")
-        guard case let .route(stored)? = try await reopened.rows(["a"])["a"] else {
-            Issue.record("no route")
-            return
-        }
+        let stored = try #require(try await Self.route("a", in: reopened))
         #expect(stored.route.parts == [route.parts[0] + [Coordinate(longitude: 2.31, latitude: 48.86)]])
         _ = try await reopened.commit(.append(key: "a", points: [Coordinate(longitude: 2.32, latitude: 48.87)]))
         await reopened.close()
@@ -460,10 +430,7 @@ import RouteTilesTestSupport
         #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "5")
         #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('route_imports', 'route_changes_keep_tails')") == "2")
         _ = try await reopened.commit(.append(key: "a", points: [Coordinate(longitude: 2.31, latitude: 48.86)]))
-        guard case let .route(stored)? = try await reopened.rows(["a"])["a"] else {
-            Issue.record("no route")
-            return
-        }
+        let stored = try #require(try await Self.route("a", in: reopened))
         #expect(stored.route.parts == [route.parts[0] + [Coordinate(longitude: 2.31, latitude: 48.86)]])
         await reopened.close()
 

@@ -16,19 +16,23 @@ struct PostgresStoreTests {
 
     func cluster() async throws -> PostgresCluster { try await PostgresCluster.sharedCluster() }
 
+    /// A new database of the shared cluster: the cluster, the database's postgres:// URL and its name.
+    func newDatabase() async throws -> (cluster: PostgresCluster, url: String, database: String) {
+        let cluster = try await cluster()
+        let url = try await cluster.newDatabase()
+        return (cluster, url, PostgresCluster.database(of: url))
+    }
+
     func open(_ url: String, timeout: Duration = .seconds(60)) async throws -> PostgresRouteStore {
         try await PostgresRouteStore.open(url: url, create: true, timeout: timeout)
     }
 
     /// Waits (at most `seconds`) until every sync has applied the store's newest change.
     func settle(_ syncs: [LiveRouteSync], store: any RouteStore, seconds: Double = 20) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
+        try await eventually(within: seconds) {
             let newest = try await store.newestSequence()
-            if syncs.allSatisfy({ $0.status.applied >= newest }) { return true }
-            try await Task.sleep(for: .milliseconds(20))
+            return syncs.allSatisfy { $0.status.applied >= newest }
         }
-        return false
     }
 
     /// Every tile of `routes`' covers is the same on each sync as from one tiler over the store's routes.
@@ -45,6 +49,13 @@ struct PostgresStoreTests {
             }
         }
         return problems
+    }
+
+    /// Expects every sync to settle, and then to cut the tiles of the store's routes.
+    func expectConverged(_ syncs: [LiveRouteSync], store: any RouteStore,
+                         sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(try await settle(syncs, store: store), sourceLocation: sourceLocation)
+        #expect(try await mismatches(syncs, store: store).isEmpty, sourceLocation: sourceLocation)
     }
 
     @Test(arguments: [21, 22] as [UInt64])
@@ -65,9 +76,7 @@ struct PostgresStoreTests {
     /// change in the feed. An `UPDATE` of `geom` by plain SQL replaces the line and what was appended to it; one that
     /// keeps the line (properties) has the tail written into it; a `DELETE` takes the route and its tail.
     @Test func appendsGoToTheTailAndAreFoldedLater() async throws {
-        let cluster = try await cluster()
-        let url = try await cluster.newDatabase()
-        let database = PostgresCluster.database(of: url)
+        let (cluster, url, database) = try await newDatabase()
         let a = try await open(url)
         let b = try await open(url)
         let (syncA, _) = try await LiveRouteSync.open(store: a, options: Self.options)
@@ -99,8 +108,7 @@ struct PostgresStoreTests {
         guard case let .route(readByC)? = try await c.rows(["van"])["van"] else { Issue.record("no route"); return }
         #expect(readByC.route.parts == [expected] && readByC.version == lastAppend)
         await c.close()
-        #expect(try await settle([syncA, syncB], store: a))
-        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+        try await expectConverged([syncA, syncB], store: a)
 
         // Positions in batches of 8 until the tail (10 so far) is past the mark that starts a fold.
         for step in 0..<((AppendedTails.foldMark(key: "van", line: 600) - 10) / 8 + 1) {
@@ -123,8 +131,7 @@ struct PostgresStoreTests {
         guard case let .route(folded)? = try await a.rows(["van"])["van"] else { Issue.record("no route"); return }
         #expect(folded.route.parts == [expected])
         #expect(folded.version == newest)
-        #expect(try await settle([syncA, syncB], store: a))
-        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+        try await expectConverged([syncA, syncB], store: a)
 
         // Plain SQL: a new geom replaces the line and its tail; an UPDATE of the properties keeps the tail, written
         // into the line; a DELETE takes the route.
@@ -143,12 +150,10 @@ struct PostgresStoreTests {
         #expect(van.route.parts == [expected])
         #expect(van.route.properties.first?.key == "name")
         try await syncA.catchUp()
-        #expect(try await settle([syncA, syncB], store: a))
-        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+        try await expectConverged([syncA, syncB], store: a)
         try cluster.psql(database, "DELETE FROM routes WHERE id = 'van'")
         try await syncA.catchUp()
-        #expect(try await settle([syncA, syncB], store: a))
-        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+        try await expectConverged([syncA, syncB], store: a)
         await a.close()
         await b.close()
     }
@@ -172,8 +177,7 @@ struct PostgresStoreTests {
         #expect((40...56).contains(van.route.pointCount), "\(van.route.pointCount)")
         #expect(van.route.parts == [Array((0..<100).map(c).suffix(van.route.pointCount))])
         #expect(van.lastFix != nil)
-        #expect(try await settle([syncA, syncB], store: a))
-        #expect(try await mismatches([syncA, syncB], store: a).isEmpty)
+        try await expectConverged([syncA, syncB], store: a)
         await a.close()
         await b.close()
     }
@@ -213,9 +217,7 @@ struct PostgresStoreTests {
     /// INSERT, UPDATE and DELETE made with psql reach both replicas through NOTIFY; rows that make no route are
     /// counted and skipped, and the feed goes on past them.
     @Test func sqlWritersReachEveryReplicaAndBadRowsAreSkipped() async throws {
-        let cluster = try await cluster()
-        let url = try await cluster.newDatabase()
-        let database = PostgresCluster.database(of: url)
+        let (cluster, url, database) = try await newDatabase()
         let a = try await open(url)
         let b = try await open(url)
         let (syncA, _) = try await LiveRouteSync.open(store: a, options: Self.options, tick: .seconds(60))
@@ -274,8 +276,7 @@ struct PostgresStoreTests {
     /// transaction open; the second must wait for it (the trigger's advisory lock), so no reader can see the
     /// later number while the earlier one is still to come.
     @Test func sequenceNumbersCommitInOrder() async throws {
-        let cluster = try await cluster()
-        let url = try await cluster.newDatabase()
+        let (cluster, url, database) = try await newDatabase()
         let store = try await open(url)
         let (reader, _) = try await LiveRouteSync.open(store: store, options: Self.options)
         let first = try await open(url)
@@ -298,7 +299,7 @@ struct PostgresStoreTests {
             _ = try await second.commit(.put([Route(id: .string("late"), parts: [[Coordinate(longitude: 2.32, latitude: 48.82), Coordinate(longitude: 2.33, latitude: 48.83)]])]))
         }
         // Writer 2 waits on a lock writer 1 holds.
-        #expect(try await cluster.waitUntil(PostgresCluster.database(of: url), "EXISTS (SELECT 1 FROM pg_locks WHERE NOT granted)"))
+        #expect(try await cluster.waitUntil(database, "EXISTS (SELECT 1 FROM pg_locks WHERE NOT granted)"))
         // Writer 2 has not committed: nothing is newer than what the reader has, and the reader applies nothing.
         #expect(try await store.newestSequence() < early)
         #expect(try await reader.catchUp() == nil)
@@ -317,9 +318,7 @@ struct PostgresStoreTests {
     /// Old changes pruned with plain SQL: a replica that still needed them loads the table again; a rolled-back
     /// writer's unused number is no such gap.
     @Test func aReplicaBehindPrunedChangesReloads() async throws {
-        let cluster = try await cluster()
-        let url = try await cluster.newDatabase()
-        let database = PostgresCluster.database(of: url)
+        let (cluster, url, database) = try await newDatabase()
         let store = try await open(url)
         let (writer, _) = try await LiveRouteSync.open(store: store, options: Self.options)
         let (behind, _) = try await LiveRouteSync.open(store: store, options: Self.options)
@@ -353,9 +352,7 @@ struct PostgresStoreTests {
     /// on a replica that was behind the prune (it loads everything again). Appends go on afterwards, to routes with
     /// ids COPY's text format must escape too.
     @Test func aPruneOfTheFeedKeepsTheTails() async throws {
-        let cluster = try await cluster()
-        let url = try await cluster.newDatabase()
-        let database = PostgresCluster.database(of: url)
+        let (cluster, url, database) = try await newDatabase()
         let store = try await open(url)
         let (writer, _) = try await LiveRouteSync.open(store: store, options: Self.options)
         let (behind, _) = try await LiveRouteSync.open(store: store, options: Self.options)
@@ -415,9 +412,7 @@ struct PostgresStoreTests {
     /// written into their lines (the versions already counted them) and the table dropped; a server that may not
     /// set it up refuses it, saying so.
     @Test func aSchema4StoreHasItsTailsFoldedIn() async throws {
-        let cluster = try await cluster()
-        let url = try await cluster.newDatabase()
-        let database = PostgresCluster.database(of: url)
+        let (cluster, url, database) = try await newDatabase()
         await (try await open(url)).close()
         // Schema 4 as it was: a route whose version is its last append's, and the append in routes_tails.
         try cluster.psql(database, """
@@ -451,9 +446,7 @@ struct PostgresStoreTests {
     /// A writer in plain SQL updates a row while RouteTiles, holding the writers' lock, writes the same row: the
     /// SQL statement waits for the lock before it locks any row, so neither fails with a deadlock.
     @Test func sqlWritersAndRouteTilesDoNotDeadlock() async throws {
-        let cluster = try await cluster()
-        let url = try await cluster.newDatabase()
-        let database = PostgresCluster.database(of: url)
+        let (cluster, url, database) = try await newDatabase()
         let store = try await open(url)
         _ = try await store.commit(.put([Route(id: .string("shared"), parts: [[Coordinate(longitude: 2.3, latitude: 48.8),
                                                                             Coordinate(longitude: 2.31, latitude: 48.81)]])]))
@@ -481,9 +474,7 @@ struct PostgresStoreTests {
     /// Set up once by its owner, a store is served by a role that may only read and write its tables: a server
     /// that finds the schema's version runs no DDL. An older schema (no version) is brought up to date.
     @Test func aReadWriteRoleServesAStoreSetUpByItsOwner() async throws {
-        let cluster = try await cluster()
-        let url = try await cluster.newDatabase()
-        let database = PostgresCluster.database(of: url)
+        let (cluster, url, database) = try await newDatabase()
         await (try await open(url)).close()
         try cluster.psql(database, "COMMENT ON TABLE routes_changes IS NULL")
         // An older store: set up again, with the version written.
@@ -510,12 +501,11 @@ struct PostgresStoreTests {
 
     /// A replica started after a thousand changes (SQL and API alike) loads the same routes and cuts the same tiles.
     @Test func aReplicaStartedLateConverges() async throws {
-        let cluster = try await cluster()
-        let url = try await cluster.newDatabase()
+        let (cluster, url, database) = try await newDatabase()
         let store = try await open(url)
         let (early, _) = try await LiveRouteSync.open(store: store, options: Self.options)
         _ = try await early.write(.put(Sample.parisRoutes(count: 5, points: 80)))
-        try cluster.psql(PostgresCluster.database(of: url), """
+        try cluster.psql(database, """
             INSERT INTO routes (id, properties, geom)
               SELECT 'g' || i, jsonb_build_object('i', i),
                      ST_MakeLine(ST_MakePoint(2.3 + i * 0.0001, 48.8), ST_MakePoint(2.31 + i * 0.0001, 48.81 + (i % 7) * 0.001))

@@ -19,23 +19,14 @@ import RouteTilesTestSupport
     @Test func sqliteKeepsEveryAcknowledgedWriteThroughKill9() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("routes.db")
-        try await crashAndRestart(store: path, folder: folder, seed: 70) {
-            let store = try SQLiteRouteStore(path: path, create: false)
-            defer { Task { await store.close() } }
-            return try await store.loadAll()
-        }
+        try await crashAndRestart(store: path, folder: folder, seed: 70) { try await StoreSnapshot.sqlite(path) }
     }
 
     @Test(.enabled(if: ExternalTool.required(PostgresCluster.installed)))
     func postgresKeepsEveryAcknowledgedWriteThroughKill9() async throws {
         let url = try await PostgresCluster.sharedCluster().newDatabase()
         let folder = try TemporaryFolder()
-        try await crashAndRestart(store: url, folder: folder, seed: 80) {
-            let store = try await PostgresRouteStore.open(url: url, create: false)
-            let snapshot = try await store.loadAll()
-            await store.close()
-            return snapshot
-        }
+        try await crashAndRestart(store: url, folder: folder, seed: 80) { try await StoreSnapshot.postgres(url) }
     }
 
     /// Three writers stream writes to the server; once 45 are acknowledged it is killed with SIGKILL while writes

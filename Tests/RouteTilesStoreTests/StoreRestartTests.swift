@@ -149,23 +149,13 @@ import RouteTilesTestSupport
     @Test func sqliteRestartsKeepTheAPIsWritesToFileRoutes() async throws {
         let folder = try TemporaryFolder()
         let path = folder.path("routes.db")
-        try await restartsKeepWrites(store: path, folder: folder) {
-            let store = try SQLiteRouteStore(path: path, create: false)
-            let snapshot = try await store.loadAll()
-            await store.close()
-            return snapshot
-        }
+        try await restartsKeepWrites(store: path, folder: folder) { try await StoreSnapshot.sqlite(path) }
     }
 
     @Test(.enabled(if: ExternalTool.required(PostgresCluster.installed)))
     func postgresRestartsKeepTheAPIsWritesToFileRoutes() async throws {
         let url = try await PostgresCluster.sharedCluster().newDatabase()
-        try await restartsKeepWrites(store: url, folder: try TemporaryFolder()) {
-            let store = try await PostgresRouteStore.open(url: url, create: false)
-            let snapshot = try await store.loadAll()
-            await store.close()
-            return snapshot
-        }
+        try await restartsKeepWrites(store: url, folder: try TemporaryFolder()) { try await StoreSnapshot.postgres(url) }
     }
 
     /// Two replicas started with the same file over one PostgreSQL: the writes made through A survive a restart
@@ -183,12 +173,7 @@ import RouteTilesTestSupport
         #expect(b.printed.contains(": 0 added, 0 replaced, 4 unchanged"), "\(b.printed)")
         try await Writes.send(to: a.base)
         let expected = try await Writes.expected(from: routes)
-        let load = {
-            let store = try await PostgresRouteStore.open(url: url, create: false)
-            let snapshot = try await store.loadAll()
-            await store.close()
-            return snapshot
-        }
+        let load = { try await StoreSnapshot.postgres(url) }
         try await Self.expectStore(load, holds: expected)
 
         #expect(b.stop() == 0)

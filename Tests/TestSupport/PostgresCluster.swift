@@ -133,12 +133,7 @@ package final class PostgresCluster: @unchecked Sendable {
             ])
             return result.status == 0 && result.text.trimmingCharacters(in: .whitespacesAndNewlines) == "t"
         }
-        let deadline = Date().addingTimeInterval(seconds)
-        repeat {
-            if try await holds() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        } while Date() < deadline
-        return try await holds()
+        return try await eventually(within: seconds, holds)
     }
 
     /// The database name of a URL made by `createDatabase`.

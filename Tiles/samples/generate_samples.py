@@ -3,7 +3,13 @@
 import csv
 import json
 import math
+import os
 import random
+import sys
+
+# The great circle of the benchmark routes' flights (Benchmarks/scripts/great_circle.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Benchmarks", "scripts"))
+from great_circle import great_circle  # noqa: E402
 
 rng = random.Random(2026)
 
@@ -17,24 +23,6 @@ def walk(lon, lat, n, step_m, turn=0.12):
         lat += math.sin(heading) * step_m / 111_320
         lon += math.cos(heading) * step_m / (111_320 * math.cos(math.radians(lat)))
     return pts
-
-
-def great_circle(a, b, n):
-    (lon1, lat1), (lon2, lat2) = a, b
-    p1, p2 = (math.radians(lat1), math.radians(lon1)), (math.radians(lat2), math.radians(lon2))
-    d = 2 * math.asin(math.sqrt(math.sin((p2[0] - p1[0]) / 2) ** 2
-                                + math.cos(p1[0]) * math.cos(p2[0]) * math.sin((p2[1] - p1[1]) / 2) ** 2))
-    out = []
-    for i in range(n):
-        f = i / (n - 1)
-        x1 = math.sin((1 - f) * d) / math.sin(d)
-        x2 = math.sin(f * d) / math.sin(d)
-        x = x1 * math.cos(p1[0]) * math.cos(p1[1]) + x2 * math.cos(p2[0]) * math.cos(p2[1])
-        y = x1 * math.cos(p1[0]) * math.sin(p1[1]) + x2 * math.cos(p2[0]) * math.sin(p2[1])
-        z = x1 * math.sin(p1[0]) + x2 * math.sin(p2[0])
-        # Wrapped into ±180°, as directions APIs and GPS devices write them: the reader unwraps the jump.
-        out.append([round(math.degrees(math.atan2(y, x)), 5), round(math.degrees(math.atan2(z, math.hypot(x, y))), 5)])
-    return out
 
 
 def feature(i, props, coords, kind="LineString"):
@@ -54,7 +42,8 @@ airports = {"LAX": (-118.408, 33.942), "JFK": (-73.779, 40.640), "NRT": (140.386
             "LHR": (-0.454, 51.470), "SFO": (-122.375, 37.619), "AKL": (174.785, -37.008), "GRU": (-46.473, -23.432)}
 pairs = [("LAX", "JFK"), ("NRT", "SFO"), ("SYD", "LAX"), ("LHR", "GRU"), ("AKL", "SFO"), ("JFK", "LHR")]
 flights = [feature(f"{a}-{b}", {"from": a, "to": b, "name": f"{a} → {b}", "color": "#1f78b4"},
-                   great_circle(airports[a], airports[b], 400)) for a, b in pairs]
+                   [[round(lon, 5), round(lat, 5)] for lon, lat in great_circle(airports[a], airports[b], 400)])
+           for a, b in pairs]
 json.dump({"type": "FeatureCollection", "features": flights}, open("flights.geojson", "w"), indent=None,
           separators=(",", ":"), ensure_ascii=False)
 

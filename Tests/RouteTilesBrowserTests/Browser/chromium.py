@@ -32,3 +32,18 @@ def wait_until_idle(driver, seconds=90):
             time.sleep(0.25)
     time.sleep(0.5)
     return ready
+
+
+def render(url, screenshot, script, width=1000, height=700):
+    """Loads `url` in a new headless Chromium of `width` × `height`, waits until the map is idle, saves a screenshot
+    to `screenshot` and returns what `script` (JavaScript with a `return`) returned then."""
+    driver = start(width, height)
+    try:
+        driver.set_page_load_timeout(60)
+        driver.get(url)
+        wait_until_idle(driver)
+        result = driver.execute_script(script)
+        driver.save_screenshot(screenshot)
+        return result
+    finally:
+        driver.quit()

@@ -12,34 +12,26 @@ from PIL import Image
 import chromium
 
 url, screenshot = sys.argv[1], sys.argv[2]
-driver = chromium.start(1000, 700)
-try:
-    driver.set_page_load_timeout(60)
-    driver.get(url)
-    chromium.wait_until_idle(driver)
-    result = driver.execute_script("""
-        const m = window.map;
-        const lines = m.queryRenderedFeatures({layers: ['routes-line']});
-        return {
-            ready: m.loaded() && m.areTilesLoaded(),
-            zoom: m.getZoom(),
-            renderedRouteFeatures: lines.length,
-            mapErrors: window.tileErrors || [],
-        };
-    """)
-    driver.save_screenshot(screenshot)
-    # Count the pixels the routes inked: clearly darker than the page's background (#f8fafc), away from the
-    # zoom buttons in the top-right corner.
-    image = Image.open(screenshot).convert("L")
-    width, height = image.size
-    pixels = image.load()
-    ink = 0
-    for y in range(height):
-        for x in range(width - 60 if y < 110 else width):
-            if pixels[x, y] < 170:
-                ink += 1
-    result["inkPixels"] = ink
-    result["totalPixels"] = width * height
-    print(json.dumps(result))
-finally:
-    driver.quit()
+result = chromium.render(url, screenshot, """
+    const m = window.map;
+    const lines = m.queryRenderedFeatures({layers: ['routes-line']});
+    return {
+        ready: m.loaded() && m.areTilesLoaded(),
+        zoom: m.getZoom(),
+        renderedRouteFeatures: lines.length,
+        mapErrors: window.tileErrors || [],
+    };
+""")
+# Count the pixels the routes inked: clearly darker than the page's background (#f8fafc), away from the zoom buttons
+# in the top-right corner.
+image = Image.open(screenshot).convert("L")
+width, height = image.size
+pixels = image.load()
+ink = 0
+for y in range(height):
+    for x in range(width - 60 if y < 110 else width):
+        if pixels[x, y] < 170:
+            ink += 1
+result["inkPixels"] = ink
+result["totalPixels"] = width * height
+print(json.dumps(result))

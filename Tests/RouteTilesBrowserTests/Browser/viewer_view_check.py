@@ -10,24 +10,16 @@ import sys
 import chromium
 
 url, screenshot = sys.argv[1], sys.argv[2]
-driver = chromium.start(1000, 700)
-try:
-    driver.set_page_load_timeout(60)
-    driver.get(url)
-    chromium.wait_until_idle(driver)
-    result = driver.execute_script("""
-        const m = window.map;
-        const c = m.getCenter();
-        const b = m.getBounds();
-        return {
-            ready: m.loaded() && m.areTilesLoaded(),
-            centerLng: c.lng, wrappedCenterLng: c.wrap().lng, centerLat: c.lat, zoom: m.getZoom(),
-            west: b.getWest(), east: b.getEast(), south: b.getSouth(), north: b.getNorth(),
-            renderedRouteFeatures: m.queryRenderedFeatures({layers: ['routes-line']}).length,
-            mapErrors: window.tileErrors || [],
-        };
-    """)
-    driver.save_screenshot(screenshot)
-    print(json.dumps(result))
-finally:
-    driver.quit()
+result = chromium.render(url, screenshot, """
+    const m = window.map;
+    const c = m.getCenter();
+    const b = m.getBounds();
+    return {
+        ready: m.loaded() && m.areTilesLoaded(),
+        centerLng: c.lng, wrappedCenterLng: c.wrap().lng, centerLat: c.lat, zoom: m.getZoom(),
+        west: b.getWest(), east: b.getEast(), south: b.getSouth(), north: b.getNorth(),
+        renderedRouteFeatures: m.queryRenderedFeatures({layers: ['routes-line']}).length,
+        mapErrors: window.tileErrors || [],
+    };
+""")
+print(json.dumps(result))
