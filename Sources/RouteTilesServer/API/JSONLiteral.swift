@@ -14,34 +14,24 @@ enum JSONLiteral: Encodable, Sendable, Equatable {
         var value: JSONLiteral
     }
 
-    private struct MemberName: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     func encode(to encoder: any Encoder) throws {
         switch self {
-        case let .string(value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case let .integer(value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case let .number(value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
-        case let .bool(value):
-            var container = encoder.singleValueContainer()
-            try container.encode(value)
+        case let .string(value): try Self.encode(single: value, to: encoder)
+        case let .integer(value): try Self.encode(single: value, to: encoder)
+        case let .number(value): try Self.encode(single: value, to: encoder)
+        case let .bool(value): try Self.encode(single: value, to: encoder)
         case let .array(values):
             var container = encoder.unkeyedContainer()
             for value in values { try container.encode(value) }
         case let .object(members):
-            var container = encoder.container(keyedBy: MemberName.self)
-            for member in members { try container.encode(member.value, forKey: MemberName(stringValue: member.key)) }
+            var container = encoder.container(keyedBy: MemberKey.self)
+            for member in members { try container.encode(member.value, forKey: MemberKey(member.key)) }
         }
+    }
+
+    private static func encode(single value: some Encodable, to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
     }
 }
 

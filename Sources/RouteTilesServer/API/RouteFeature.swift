@@ -10,35 +10,28 @@ package struct RouteFeature: Encodable, Sendable {
         self.route = route
     }
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     private struct Geometry: Encodable {
         var type: String
         var coordinates: GeoJSONCoordinates
     }
 
     package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
-        try container.encode("Feature", forKey: Key(stringValue: "type"))
+        var container = encoder.container(keyedBy: MemberKey.self)
+        try container.encode("Feature", forKey: MemberKey("type"))
         switch route.id {
-        case let .number(n)?: try container.encode(n, forKey: Key(stringValue: "id"))
-        case let .string(s)?: try container.encode(s, forKey: Key(stringValue: "id"))
+        case let .number(n)?: try container.encode(n, forKey: MemberKey("id"))
+        case let .string(s)?: try container.encode(s, forKey: MemberKey("id"))
         case nil: break
         }
-        var properties = container.nestedContainer(keyedBy: Key.self, forKey: Key(stringValue: "properties"))
+        var properties = container.nestedContainer(keyedBy: MemberKey.self, forKey: MemberKey("properties"))
         for property in route.properties where !(route.geodesic && property.key == "geodesic") {
-            try properties.encode(property.value, forKey: Key(stringValue: property.key))
+            try properties.encode(property.value, forKey: MemberKey(property.key))
         }
-        if route.geodesic { try properties.encode(true, forKey: Key(stringValue: "geodesic")) }
+        if route.geodesic { try properties.encode(true, forKey: MemberKey("geodesic")) }
         let lines = route.parts.map { part in part.map { [$0.longitude, $0.latitude] } }
         let geometry = lines.count == 1
             ? Geometry(type: "LineString", coordinates: .positions(lines[0]))
             : Geometry(type: "MultiLineString", coordinates: .lines(lines))
-        try container.encode(geometry, forKey: Key(stringValue: "geometry"))
+        try container.encode(geometry, forKey: MemberKey("geometry"))
     }
 }

@@ -45,19 +45,12 @@ struct RouteListAnswer: Encodable, Sendable {
         var location: [Double]?
         var bbox: [Double]?
 
-        private struct Key: CodingKey {
-            var stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
-
         func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(index, forKey: Key(stringValue: "index"))
-            for (key, value) in told { try container.encode(value, forKey: Key(stringValue: key)) }
-            try container.encodeIfPresent(location, forKey: Key(stringValue: "location"))
-            try container.encodeIfPresent(bbox, forKey: Key(stringValue: "bbox"))
+            var container = encoder.container(keyedBy: MemberKey.self)
+            try container.encode(index, forKey: MemberKey("index"))
+            for (key, value) in told { try container.encode(value, forKey: MemberKey(key)) }
+            try container.encodeIfPresent(location, forKey: MemberKey("location"))
+            try container.encodeIfPresent(bbox, forKey: MemberKey("bbox"))
         }
     }
 }
