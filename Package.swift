@@ -1,6 +1,13 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// An HTTP client, AsyncHTTPClient over NIO's HTTP/1 types: the seeder, the purger and the tests' clients.
+let httpClient: [Target.Dependency] = [
+    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+]
+
 let package = Package(
     name: "RouteTiles",
     platforms: [.macOS(.v15)],
@@ -95,18 +102,13 @@ let package = Package(
         ]),
         // Pre-warming jobs: tiles requested over HTTP (a server or CDN), checkpoints, shards. No server dependency.
         .target(name: "RouteTilesSeed", dependencies: [
-            "RouteTiles",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ]),
+            "RouteTiles"
+        ] + httpClient),
         // Purges of changed tiles sent to the HTTP caches in front (Varnish PURGE, BAN as the fallback), off the write
         // path. Apart from the server, so that an app embedding RouteTilesServer does not build an HTTP client.
         .target(name: "RouteTilesPurge", dependencies: [
-            "RouteTiles",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
+            "RouteTiles"
+        ] + httpClient + [
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -165,40 +167,28 @@ let package = Package(
         // tippecanoe-decode, the sqlite3 shell).
         .testTarget(name: "RouteTilesCLITests", dependencies: [
             "RouteTiles", "RouteTilesServer", "RouteTilesModel", "RouteTilesGeo", "RouteTilesCoreTestSupport",
-            "RouteTilesTestSupport",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ]),
+            "RouteTilesTestSupport"
+        ] + httpClient),
         // The durable route stores: SQLite files read by the sqlite3 shell, PostgreSQL clusters of their own, crashes
         // and restarts of `routetiles serve`.
         .testTarget(name: "RouteTilesStoreTests", dependencies: [
             "RouteTiles", "RouteTilesServer", "RouteTilesPostgres", "RouteTilesLive", "RouteTilesCoreTestSupport",
             "RouteTilesTestSupport",
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ]),
+            .product(name: "PostgresNIO", package: "postgres-nio")
+        ] + httpClient),
         // Varnish in front: purges, bans, revalidation.
         .testTarget(name: "RouteTilesCacheTests", dependencies: [
             "RouteTiles", "RouteTilesServer", "RouteTilesSeed", "RouteTilesPurge", "RouteTilesPostgres",
-            "RouteTilesLive", "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ]),
+            "RouteTilesLive", "RouteTilesCoreTestSupport", "RouteTilesTestSupport"
+        ] + httpClient),
         // The viewer in headless Chromium (Browser/: the Selenium scripts).
         .testTarget(name: "RouteTilesBrowserTests", dependencies: [
             "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
         ], exclude: ["Browser"]),
         // Docs/Examples/EmbeddedServer built as a package of its own and run.
         .testTarget(name: "RouteTilesExampleTests", dependencies: [
-            "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ]),
+            "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesTestSupport"
+        ] + httpClient),
     ],
     swiftLanguageModes: [.v6]
 )
