@@ -59,6 +59,7 @@ public struct LiveChangeGap: Sendable {
 /// their tiles: constant work a publish); consecutive store errors fold into one. The reader sees every event or
 /// a gap in its place, never silence.
 public final class LiveChanges: AsyncSequence, Sendable {
+    /// Each event, in order.
     public typealias Element = LiveEvent
 
     private struct State {
@@ -192,14 +193,17 @@ public final class LiveChanges: AsyncSequence, Sendable {
         waiter?.resume(returning: nil)
     }
 
+    /// Reads the events one at a time, waiting for the next.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let changes: LiveChanges
 
+        /// The next event; nil once `finish()` was called and what was buffered is read.
         public mutating func next() async -> LiveEvent? {
             await changes.next()
         }
     }
 
+    /// An iterator over the events; one reader at a time.
     public func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(changes: self)
     }

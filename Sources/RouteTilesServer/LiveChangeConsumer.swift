@@ -25,10 +25,12 @@ final class LiveChangeConsumer: Service, Sendable {
     private let observers = Mutex<[@Sendable (LiveRouteSet.Change) -> Void]>([])
     private let progress: Mutex<Progress>
 
-    /// Subscribes at once, so that nothing applied before the service runs is missed.
-    init(sync: LiveRouteSync, events: ChangeEvents, expireLog: ExpireLog?, metrics: ServerMetrics, logger: Logger) {
+    /// Subscribes at once, so that nothing applied before the service runs is missed; `eventLimit` events at most
+    /// wait to be handed on (`LiveRouteSync.changes`).
+    init(sync: LiveRouteSync, events: ChangeEvents, expireLog: ExpireLog?, metrics: ServerMetrics, logger: Logger,
+         eventLimit: Int = 1024) {
         self.sync = sync
-        changes = sync.changes()
+        changes = sync.changes(eventLimit: eventLimit)
         self.events = events
         self.expireLog = expireLog
         self.metrics = metrics

@@ -45,8 +45,9 @@ public struct RouteTilesEndpoints: Sendable {
     }
 
     /// The services the endpoints need beside the app (give them to `Application(router:services:)` or to the
-    /// app's service group): the access log's flusher, for live routes the follower of the route store and the
-    /// finder of route covers, and the closer of `/events` streams at shutdown.
+    /// app's service group): the access log's flusher, for live routes the reader of applied changes (expire log,
+    /// `/events`, metrics, observers of invalidated tiles), the follower of the route store and the finder of route
+    /// covers, and the closer of `/events` streams at shutdown.
     public var services: [any Service] {
         RouteTilesServer.backgroundServices(state: state)
     }

@@ -4,14 +4,19 @@ import RouteTilesModel
 
 /// Live routes produce their tiles from the current snapshot, cut on demand.
 extension LiveRouteSync: TileProducer {
+    /// The generation of the current snapshot.
     public var generation: UInt64 { routes.snapshot.generation }
+    /// The tiling options' shallowest zoom.
     public var minZoom: Int { routes.options.minZoom }
+    /// The tiling options' deepest zoom.
     public var maxZoom: Int { routes.options.maxZoom }
 
+    /// The metadata of the current routes: their layers, zooms and bounds.
     public func metadata(name: String) -> TilesetMetadata {
         routes.snapshot.tilers.metadata(name: name)
     }
 
+    /// The tile cut from the current snapshot, uncompressed.
     public func tileBytes(_ id: TileID) throws -> [UInt8]? {
         try routes.snapshot.tile(z: id.z, x: id.x, y: id.y)
     }
