@@ -38,6 +38,19 @@ import RouteTilesCoreTestSupport
             consumer.observeInvalidatedTiles { change in seen.add(change) }
         }
 
+        /// Appends `count` fixes, one write each; returns the tiles each write's answer named.
+        func writeFixes(_ count: Int) async throws -> [[TileID]] {
+            var written: [[TileID]] = []
+            for i in 0..<count {
+                guard case let .applied(change, _, _) = try await sync.write(LiveChangeConsumerTests.fix(i)) else {
+                    Issue.record("write \(i) not applied")
+                    return written
+                }
+                written.append(change.invalidated)
+            }
+            return written
+        }
+
         /// Hands on what is buffered, then stops (as at a graceful shutdown).
         func drain() async throws {
             consumer.changes.finish()
@@ -62,14 +75,7 @@ import RouteTilesCoreTestSupport
 
     @Test func everyApplicationIsHandedOnInOrderWithItsTiles() async throws {
         let harness = try Harness(eventLimit: 1024)
-        var written: [[TileID]] = []
-        for i in 0..<5 {
-            guard case let .applied(change, _, _) = try await harness.sync.write(Self.fix(i)) else {
-                Issue.record("not applied")
-                return
-            }
-            written.append(change.invalidated)
-        }
+        let written = try await harness.writeFixes(5)
         try await harness.drain()
         #expect(harness.seen.all.map(\.invalidated) == written)
         #expect(harness.lines == written.flatMap { $0 }.map { "\($0.z)/\($0.x)/\($0.y)" })
@@ -79,15 +85,9 @@ import RouteTilesCoreTestSupport
 
     @Test func aConsumerBehindItsBoundCountsTheWholeWorldAsChanged() async throws {
         let harness = try Harness(eventLimit: 3)
-        var written: [[TileID]] = []
         // Nobody reads while these are written: the writes are answered all the same.
-        for i in 0..<8 {
-            guard case let .applied(change, _, _) = try await harness.sync.write(Self.fix(i)) else {
-                Issue.record("not applied")
-                return
-            }
-            written.append(change.invalidated)
-        }
+        let written = try await harness.writeFixes(8)
+        #expect(written.count == 8)
         try await harness.drain()
         let seen = harness.seen.all
         // The first two applications as they were; the gap, which took the third's place, as the whole world.
