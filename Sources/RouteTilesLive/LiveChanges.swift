@@ -53,11 +53,12 @@ public struct LiveChangeGap: Sendable {
 
 /// The events of a `LiveRouteSync` for one reader, in the order they happened (`LiveRouteSync.changes()`).
 ///
-/// Bounded, and the sync never waits for the reader: events are published under the lock that orders
-/// applications, so a slow reader must not lengthen it. Past `eventLimit` buffered events or `tileLimit` buffered
-/// tiles, the newest buffered event becomes a `.gap` that absorbs the applications after it (their counts, not
-/// their tiles: constant work a publish); consecutive store errors fold into one. The reader sees every event or
-/// a gap in its place, never silence.
+/// Bounded, and the sync never waits for the reader: applications are published under the lock that orders them,
+/// in sequence order, so a slow reader must not lengthen it; store errors and reconnections as they happen. Past
+/// `eventLimit` buffered events or `tileLimit` buffered tiles, the newest buffered event becomes a `.gap` that absorbs
+/// the applications after it (their counts, not their tiles: constant work a publish); consecutive store errors
+/// fold into one, and past the bound store errors and reconnections are dropped (their metrics miss a count).
+/// The reader sees every application or a gap in its place. One reader: iterate it from one task.
 public final class LiveChanges: AsyncSequence, Sendable {
     /// Each event, in order.
     public typealias Element = LiveEvent

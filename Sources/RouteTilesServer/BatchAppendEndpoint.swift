@@ -58,6 +58,8 @@ extension RouteWriteEndpoints {
                                      headers: [.retryAfter: String(configuration.retryAfterSeconds)])
         }
         var change: LiveRouteSet.Change?
+        /// The last sequence applied here: the expire log is waited for up to it, never for a write applied later.
+        var appliedThrough: Int64?
         answer.applied.reserveCapacity(writes.count)
         if droppedInAll.total > 0 { metrics.dropped(droppedInAll) }
         for (((write, count), dropped), outcome) in zip(zip(zip(writes, counts), dropped), outcomes) {
@@ -71,6 +73,7 @@ extension RouteWriteEndpoints {
                 answer.refused.append(.init(id: key, status: 409, error: Self.notALine(key)))
             case let .success(.applied(made, _, sequences)):
                 change = made
+                if let last = sequences?.upperBound { appliedThrough = max(appliedThrough ?? last, last) }
                 answer.applied.append(.init(id: key, points: count, sequence: sequences?.upperBound, dropped: dropped))
             case let .success(.committedNotApplied(_, sequences, error)):
                 answer.applied.append(.init(id: key, points: count, sequence: sequences?.upperBound,
@@ -78,7 +81,7 @@ extension RouteWriteEndpoints {
             }
         }
         answer.sequence = answer.applied.compactMap(\.sequence).max()
-        await handedOn(through: answer.sequence)
+        await handedOn(through: appliedThrough)
         if let change {
             answer.generation = change.generation
             answer.invalidatedTiles = change.invalidated.count

@@ -39,6 +39,11 @@ final class LiveChangeConsumer: Service, Sendable {
         recordLoad()
     }
 
+    /// A consumer dropped without running (a server built and never run) leaves no reader behind on the routes.
+    deinit {
+        changes.finish()
+    }
+
     /// Adds an observer of the tiles each application invalidates.
     func observeInvalidatedTiles(_ observer: @escaping @Sendable (LiveRouteSet.Change) -> Void) {
         observers.withLock { $0.append(observer) }
@@ -46,10 +51,11 @@ final class LiveChangeConsumer: Service, Sendable {
 
     func run() async throws {
         progress.withLock { $0.running = true }
-        // At graceful shutdown, what is buffered is still handed on, then the reading ends.
-        await withGracefulShutdownHandler {
+        // At graceful shutdown, what is buffered is still handed on, then the reading ends; so it does when the
+        // service group is cancelled (a service failed), or the group would wait for this one for ever.
+        await withTaskCancellationOrGracefulShutdownHandler {
             for await event in changes { handle(event) }
-        } onGracefulShutdown: {
+        } onCancelOrGracefulShutdown: {
             self.changes.finish()
         }
         let waiting = progress.withLock { progress in
@@ -63,6 +69,8 @@ final class LiveChangeConsumer: Service, Sendable {
     /// Returns once the application of `sequence` is handed on (a write's tiles are in the expire log when it is
     /// answered), or at once when the consumer is not running.
     func reached(_ sequence: Int64) async {
+        // Most writes find their change handed on already, or the consumer not running: no continuation then.
+        if progress.withLock({ !$0.running || $0.reached >= sequence }) { return }
         await withCheckedContinuation { continuation in
             let done = progress.withLock { progress in
                 guard progress.running, progress.reached < sequence else { return true }
@@ -78,7 +86,7 @@ final class LiveChangeConsumer: Service, Sendable {
         case let .applied(applied):
             handOn(applied.change, reached: applied.sequences.upperBound)
             count(badRows: applied.badRows, badRowCount: applied.badRows.count, changes: applied.changeCount,
-                  sequence: applied.sequences.upperBound, duration: applied.duration)
+                  duration: applied.duration)
             let change = applied.change
             events.publish {
                 ChangeEvent(sequence: applied.sequences.upperBound, generation: change.generation, ids: change.keys,
@@ -91,7 +99,7 @@ final class LiveChangeConsumer: Service, Sendable {
             handOn(LiveRouteSet.Change(keys: [], invalidated: [world], generation: gap.generation, subtrees: [world]),
                    reached: gap.sequences.upperBound)
             count(badRows: gap.badRows, badRowCount: gap.badRowCount, changes: gap.changeCount,
-                  sequence: gap.sequences.upperBound, duration: gap.duration)
+                  duration: gap.duration)
             events.endAll()
         case let .storeError(message, repeats):
             metrics.storeErrors.increment(by: 1 + repeats)
@@ -125,14 +133,14 @@ final class LiveChangeConsumer: Service, Sendable {
         for continuation in ready { continuation.resume() }
     }
 
-    private func count(badRows: [RouteRowProblem], badRowCount: Int, changes: Int, sequence: Int64,
-                       duration: Duration) {
+    /// The logs and counters of applications (the applied sequence is read from the sync at each scrape instead, so
+    /// that the gauge never steps back to where this reader is).
+    private func count(badRows: [RouteRowProblem], badRowCount: Int, changes: Int, duration: Duration) {
         for problem in badRows {
             logger.error("route store: skipped a row that makes no route: \(problem)")
         }
         metrics.storeBadRows.increment(by: badRowCount)
         metrics.storeChangesApplied.increment(by: changes)
-        metrics.storeApplied.record(sequence)
         let (seconds, attoseconds) = duration.components
         metrics.storeApplyTime.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         recordLoad()

@@ -27,7 +27,7 @@ struct RequestRecorder: Sendable {
     /// `handler`, counted while in flight and recorded once answered.
     func wrap(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
         { request, context in
-            let started = ContinuousClock.now
+            let started = start()
             metrics.requestStarted()
             defer { metrics.requestEnded() }
             let response = await handler(request, context)

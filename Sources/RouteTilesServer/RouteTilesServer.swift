@@ -33,7 +33,9 @@ public struct RouteTilesServer: Sendable {
     /// metrics through, so that they are served with the server's.
     public var metricsFactory: any MetricsFactory { state.metrics.factory }
 
-    /// The application, for running alone or in a service group. `onRunning` gets the bound port.
+    /// The application, for running alone or in a service group. `onRunning` gets the bound port. Run alone, live
+    /// routes still drop changed tiles from the server's cache, but the expire log, `/events`, the purges and the
+    /// metrics of applied changes need the reader of changes that `services` adds: prefer `services` or `run`.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> Application<RouteTilesResponder>
     {

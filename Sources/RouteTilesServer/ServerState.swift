@@ -8,7 +8,6 @@ import RouteTiles
 /// their changes, and the HTTP API built from the endpoint families of its mode. Endpoints never see it: each family
 /// holds only what it uses; the server and its background services read it.
 final class ServerState: Sendable {
-    let configuration: ServerConfiguration
     let tiles: TileService<ByteBuffer>
     let metrics: ServerMetrics
     let logger: Logger
@@ -56,7 +55,6 @@ final class ServerState: Sendable {
                                         metrics: metrics, accessLog: accessLog),
             live: live, cors: cors, recorder: recorder,
             authorization: WriteAuthorization(token: configuration.writeToken))
-        self.configuration = configuration
         self.logger = logger
         self.live = backend.live
         self.metrics = metrics

@@ -13,7 +13,7 @@ public struct TileBackend: Sendable {
     public let live: LiveRouteSync?
 
     /// Tiles of `producer`; live routes when `live` is given (then it is also the producer).
-    public init(producer: any TileProducer, live: LiveRouteSync? = nil) {
+    package init(producer: any TileProducer, live: LiveRouteSync? = nil) {
         self.producer = producer
         self.live = live
     }

@@ -57,7 +57,7 @@ struct DispatchTable: Sendable {
         var lastPattern: PathPattern?
         var lastMatch: PathParameters?
         for operation in operations {
-            // Operations of one pattern are adjacent: match each pattern once.
+            // Operations of one pattern are mostly adjacent: a pattern is matched again only where it recurs.
             if operation.path != lastPattern {
                 lastPattern = operation.path
                 lastMatch = operation.path.match(path)

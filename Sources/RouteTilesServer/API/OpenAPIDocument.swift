@@ -1,4 +1,4 @@
-/// The HTTP API's contract, `openapi.json` (OpenAPI 3.1): every operation of `DispatchTable.api`, its parameters,
+/// The HTTP API's contract, `openapi.json` (OpenAPI 3.1): every operation of the dispatch table of a live server (`ServerAPI`), its parameters,
 /// its bodies and answers, the `Error` schema every error uses, and the bearer scheme of the writes.
 ///
 /// The file `Sources/RouteTilesServer/OpenAPI/openapi.json` is the one source: it is compiled into the binary
