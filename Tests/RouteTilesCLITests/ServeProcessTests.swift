@@ -28,6 +28,24 @@ import RouteTilesTestSupport
         #expect(serve.stop() == 0)
     }
 
+    /// A port already taken: the server says so and exits, with live routes too, whose reader of changes waits on
+    /// its stream (it once waited for ever when the service group cancelled it, so `serve` hung instead of exiting).
+    @Test(.timeLimit(.minutes(3))) func aPortInUseEndsTheServerWithAnError() async throws {
+        let first = try ServeProcess([])
+        defer { _ = first.stop() }
+        let port = try #require(first.base.split(separator: ":").last.map(String.init))
+        let started = Date()
+        let second = try await ExternalTool.runDetached(
+            ExternalTool.routetiles,
+            ["serve", PackageFolder.root.path + "/Tiles/samples/berlin-transit.geojson", "--port", port,
+             "--log-level", "warning"],
+            timeout: 120)
+        #expect(second.status != 0)
+        // Ended by itself, not by the 120 s timer.
+        #expect(Date().timeIntervalSince(started) < 100, "\(second.stderr)")
+        #expect(second.stderr.lowercased().contains("address already in use"), "\(second.stderr)")
+    }
+
     @Test func sigtermLetsARequestInFlightFinish() async throws {
         let serve = try ServeProcess(["--store", "memory", "--write-token", "shutdown-token"])
         let feature = #"{"type":"Feature","id":"late","properties":{},"geometry":{"type":"LineString","coordinates":[[2.3,48.8],[2.4,48.9]]}}"#
