@@ -106,10 +106,12 @@ extension LiveRouteSync {
         guard let first = page.first?.sequence, let last = page.last?.sequence else { return nil }
         let (edits, badRows) = state.withLock { state in
             let planned = ChangePlan.page(page, rows: rows, read: read, last: last, versions: &state.versions)
-            state.status.applied = last
             return (planned.edits, state.newlyBad(planned.badRows))
         }
-        let applied = deliver(Applied(change: routes.apply(edits), sequences: first...last, changeCount: page.count,
+        let change = routes.apply(edits)
+        // Applied only once the routes show it: whoever reads the status then reads the routes sees the change.
+        state.withLock { $0.status.applied = last }
+        let applied = deliver(Applied(change: change, sequences: first...last, changeCount: page.count,
                                       badRows: badRows, duration: ContinuousClock.now - started))
         state.withLock { $0.window.record(first...last, change: applied.change) }
         return applied
@@ -125,13 +127,14 @@ extension LiveRouteSync {
         var reported: [RouteRowProblem] = []
         state.withLock { state in
             edits = ChangePlan.reload(snapshot, held: routes.keys, versions: &state.versions)
-            state.status.applied = snapshot.sequence
             reported = state.newlyBad(snapshot.badRows)
         }
         let (reloaded, problems) = (edits, reported)
         return await offPool {
             let sequences = (before + 1)...max(before + 1, snapshot.sequence)
-            let applied = self.deliver(Applied(change: self.routes.apply(reloaded), sequences: sequences,
+            let change = self.routes.apply(reloaded)
+            self.state.withLock { $0.status.applied = snapshot.sequence }
+            let applied = self.deliver(Applied(change: change, sequences: sequences,
                                                changeCount: reloaded.count, badRows: problems,
                                                duration: ContinuousClock.now - started))
             self.state.withLock { $0.window.record(sequences, change: applied.change) }

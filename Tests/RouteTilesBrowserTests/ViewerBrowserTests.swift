@@ -39,7 +39,7 @@ import RouteTilesTestSupport
     @Test(.enabled(if: ExternalTool.required(browserAvailable), "needs chromium, chromedriver, selenium, pillow, maplibre"))
     func theViewerDrawsTheRoutesWithNoFailedTile() async throws {
         let assets = try #require(Self.mapLibreFolder)
-        let serve = try ServeProcess(["Tiles/samples/paris-runs.geojson", "--assets", assets,
+        let serve = try await ServeProcess.start(["Tiles/samples/paris-runs.geojson", "--assets", assets,
                                                         "--maplibre-url", "/assets", "--basemap", "none"])
         let folder = try TemporaryFolder()
         let run = try await ExternalTool.runDetached("/usr/bin/env", ["python3", Self.script + "viewer_check.py", serve.base + "/",
@@ -62,7 +62,7 @@ import RouteTilesTestSupport
         for line in statuses {
             #expect(["200", "204", "304"].contains { line.contains("status=\"\($0)\"") }, "\(line)")
         }
-        #expect(serve.stop() == 0)
+        #expect(await serve.stop() == 0)
     }
 
     /// A street grid over Paris and Zurich, as the basemap's data.
@@ -81,7 +81,7 @@ import RouteTilesTestSupport
         let assets = try #require(Self.mapLibreFolder)
         let folder = try TemporaryFolder()
         try Self.streets().write(toFile: folder.path("streets.geojson"), atomically: true, encoding: .utf8)
-        let basemap = try ServeProcess([folder.path("streets.geojson"), "--layer", "streets",
+        let basemap = try await ServeProcess.start([folder.path("streets.geojson"), "--layer", "streets",
                                                           "--assets", folder.path(""), "--basemap", "none"])
         // The basemap: land, streets, and a symbol layer (its labels) that the routes go under.
         let style = """
@@ -94,7 +94,7 @@ import RouteTilesTestSupport
             """
         try style.write(toFile: folder.path("basemap.json"), atomically: true, encoding: .utf8)
         let token = "viewer-test-token"
-        let serve = try ServeProcess([
+        let serve = try await ServeProcess.start([
             "Tiles/samples/paris-runs.geojson", "Tiles/samples/zurich-osrm-route.json", "--store", "memory",
             "--write-token", token, "--assets", assets, "--maplibre-url", "/assets",
             "--basemap", basemap.base + "/assets/basemap.json",
@@ -196,8 +196,8 @@ import RouteTilesTestSupport
         let location = steps["location"] as? [Double] ?? []
         #expect(center.count == 2 && location.count == 2 && abs(center[0] - location[0]) < 1e-5
                     && abs(center[1] - location[1]) < 1e-5, "\(steps)")
-        #expect(serve.stop() == 0)
-        #expect(basemap.stop() == 0)
+        #expect(await serve.stop() == 0)
+        #expect(await basemap.stop() == 0)
     }
 
     /// The page stays open while the server restarts over its SQLite store and a route is loaded meanwhile: the
@@ -240,7 +240,7 @@ import RouteTilesTestSupport
         }
         try #"{"type":"FeatureCollection","features":[\#(flights.joined(separator: ","))]}"#
             .write(toFile: folder.path("pacific.geojson"), atomically: true, encoding: .utf8)
-        let serve = try ServeProcess([folder.path("pacific.geojson"), "--assets", assets,
+        let serve = try await ServeProcess.start([folder.path("pacific.geojson"), "--assets", assets,
                                                         "--maplibre-url", "/assets", "--basemap", "none"])
         let tileJSON = try #require(try JSONSerialization.jsonObject(with: Data(try await serve.get("/tiles.json").1)) as? [String: Any])
         let bounds = tileJSON["bounds"] as? [Double] ?? []
@@ -263,7 +263,7 @@ import RouteTilesTestSupport
         let west = report["west"] as? Double ?? 0, east = report["east"] as? Double ?? 0
         #expect((west...east).contains(180) || (west...east).contains(-180), "\(report)")
         #expect(east - west < 300, "the view is not the whole world: \(report)")
-        #expect(serve.stop() == 0)
+        #expect(await serve.stop() == 0)
     }
 
     @Test(.enabled(if: ExternalTool.required(browserAvailable), "needs chromium, chromedriver, selenium, pillow, maplibre"))
@@ -277,7 +277,7 @@ import RouteTilesTestSupport
         }
         try #"{"type":"FeatureCollection","features":[\#(features.joined(separator: ","))]}"#
             .write(toFile: folder.path("many.geojson"), atomically: true, encoding: .utf8)
-        let serve = try ServeProcess([folder.path("many.geojson"), "--assets", assets,
+        let serve = try await ServeProcess.start([folder.path("many.geojson"), "--assets", assets,
                                                         "--maplibre-url", "/assets", "--basemap", "none"])
         let run = try await ExternalTool.runDetached("/usr/bin/env", ["python3", Self.script + "viewer_list_check.py",
                                                                       serve.base + "/"], timeout: 240)
@@ -296,6 +296,6 @@ import RouteTilesTestSupport
         #expect(report["selected"] as? String == "10000")
         #expect((report["mapErrors"] as? [Any])?.isEmpty == true, "\(report)")
         print("viewer with 10,000 routes: loaded in \(report["loadSeconds"] ?? "?") s, typing a filter took \(report["filterSeconds"] ?? "?") s")
-        #expect(serve.stop() == 0)
+        #expect(await serve.stop() == 0)
     }
 }

@@ -16,7 +16,7 @@ import RouteTilesTestSupport
     }
 
     @Test func withNoArgumentItServesTheBundledSamples() async throws {
-        let serve = try ServeProcess([])
+        let serve = try await ServeProcess.start([])
         let (status, body) = try await get(serve.base + "/tiles.json")
         #expect(status == 200)
         let tileJSON = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
@@ -25,14 +25,14 @@ import RouteTilesTestSupport
         let tile = WebMercator.tile(containing: Coordinate(longitude: 2.35, latitude: 48.86), zoom: 12)
         #expect(try await get(serve.base + "/tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt").0 == 200)
         #expect(try await get(serve.base + "/").0 == 200)
-        #expect(serve.stop() == 0)
+        #expect(await serve.stop() == 0)
     }
 
     /// A port already taken: the server says so and exits, with live routes too, whose reader of changes waits on
     /// its stream (it once waited for ever when the service group cancelled it, so `serve` hung instead of exiting).
     @Test(.timeLimit(.minutes(3))) func aPortInUseEndsTheServerWithAnError() async throws {
-        let first = try ServeProcess([])
-        defer { _ = first.stop() }
+        let first = try await ServeProcess.start([])
+        defer { _ = first.stopNow() }
         let port = try #require(first.base.split(separator: ":").last.map(String.init))
         let started = Date()
         let second = try await ExternalTool.runDetached(
@@ -47,7 +47,7 @@ import RouteTilesTestSupport
     }
 
     @Test func sigtermLetsARequestInFlightFinish() async throws {
-        let serve = try ServeProcess(["--store", "memory", "--write-token", "shutdown-token"])
+        let serve = try await ServeProcess.start(["--store", "memory", "--write-token", "shutdown-token"])
         let feature = #"{"type":"Feature","id":"late","properties":{},"geometry":{"type":"LineString","coordinates":[[2.3,48.8],[2.4,48.9]]}}"#
         let bytes = Array(feature.utf8)
         let (chunks, feed) = AsyncStream.makeStream(of: ByteBuffer.self)
@@ -91,7 +91,7 @@ import RouteTilesTestSupport
     /// With the default log level, every request gets one access-log line, written off the request path and all
     /// of them written out when the server stops: fast-path answers, misses and errors alike, in order.
     @Test func theAccessLogHasALineForEveryRequest() async throws {
-        let serve = try ServeProcess(["Tiles/samples/paris-runs.geojson"], logLevel: "info")
+        let serve = try await ServeProcess.start(["Tiles/samples/paris-runs.geojson"], logLevel: "info")
         let tile = WebMercator.tile(containing: Coordinate(longitude: 2.35, latitude: 48.86), zoom: 12)
         let path = "/tiles/\(tile.z)/\(tile.x)/\(tile.y).mvt"
         var request = HTTPClientRequest(url: serve.base + path)
@@ -105,7 +105,7 @@ import RouteTilesTestSupport
         #expect(try await get(serve.base + "/nothing-here").0 == 404)
         let metrics = String(decoding: try await get(serve.base + "/metrics").1, as: UTF8.self)
         #expect(metrics.contains("\nroutetiles_access_log_dropped_lines 0"), "no line dropped, and the gauge is there")
-        #expect(serve.stop() == 0)
+        #expect(await serve.stop() == 0)
         let lines = serve.standardError().split(separator: "\n").filter { $0.contains(" info routetiles: ") && !$0.contains("[") }
         let requests = lines.map { $0.split(separator: " ").dropFirst(3).prefix(3).joined(separator: " ") }
         #expect(requests == ["GET \(path) 200", "GET \(path) 200", "GET \(path) 200", "GET /health 200",
@@ -124,7 +124,7 @@ import RouteTilesTestSupport
         let source = try TileStoreFormat.openSource(path: tmp.path("out"))
         let ids = try source.tileIDs().sorted()
         #expect(ids.count > 50)
-        let serve = try ServeProcess([input] + options)
+        let serve = try await ServeProcess.start([input] + options)
         for id in ids {
             let (status, body) = try await get(serve.base + "/tiles/\(id.z)/\(id.x)/\(id.y).mvt")
             #expect(status == 200)
@@ -132,6 +132,6 @@ import RouteTilesTestSupport
             #expect(body == (try Gzip.decompress(try #require(try source.gzipTile(id)))), "\(id)")
         }
         #expect(try await get(serve.base + "/tiles/14/0/0.mvt").0 == 404)
-        #expect(serve.stop() == 0)
+        #expect(await serve.stop() == 0)
     }
 }

@@ -31,7 +31,7 @@ import RouteTilesTestSupport
         for token in refused { #expect(try await post(serve.base, token: token) == 403, "\(token)") }
         #expect(try await post(serve.base, token: nil) == 401)
         #expect(try await post(serve.base, token: accepted) == 201)
-        #expect(serve.stop() == 0)
+        #expect(await serve.stop() == 0)
     }
 
     /// The file's text without its final newline is the token; ROUTETILES_WRITE_TOKEN, also set, gives way to it.
@@ -39,19 +39,19 @@ import RouteTilesTestSupport
         let folder = try TemporaryFolder()
         let file = folder.path("token")
         try Data("file-token-123\n".utf8).write(to: URL(fileURLWithPath: file))
-        let serve = try ServeProcess(["--store", "memory", "--write-token-file", file],
+        let serve = try await ServeProcess.start(["--store", "memory", "--write-token-file", file],
                                                        environment: ["ROUTETILES_WRITE_TOKEN": "env-token-123"])
         try await expectWrites(serve, accepted: "file-token-123", refused: ["file-token-12", "env-token-123", "wrong-token-1"])
     }
 
     @Test func aServerStartedWithTheEnvironmentVariableTakesWritesWithThatToken() async throws {
-        let serve = try ServeProcess(["--store", "memory"],
+        let serve = try await ServeProcess.start(["--store", "memory"],
                                                        environment: ["ROUTETILES_WRITE_TOKEN": "env-token-123"])
         try await expectWrites(serve, accepted: "env-token-123", refused: ["wrong-token-1"])
     }
 
     @Test func writeTokenWinsOverTheEnvironmentVariable() async throws {
-        let serve = try ServeProcess(["--store", "memory", "--write-token", "flag-token-123"],
+        let serve = try await ServeProcess.start(["--store", "memory", "--write-token", "flag-token-123"],
                                                        environment: ["ROUTETILES_WRITE_TOKEN": "env-token-123"])
         try await expectWrites(serve, accepted: "flag-token-123", refused: ["env-token-123"])
     }

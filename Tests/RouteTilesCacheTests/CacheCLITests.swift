@@ -32,11 +32,11 @@ import RouteTilesTestSupport
     func servePurgesVarnishAndSeedFollowRewarmsWhatAnAppendChanged() async throws {
         let folder = try TemporaryFolder()
         let cachePort = try FreePort.loopback()
-        let serve = try ServeProcess([
+        let serve = try await ServeProcess.start([
             "--store", folder.path("routes.db"), "--write-token", Self.token, "--maxzoom", "14",
             "--purge", "http://127.0.0.1:\(cachePort)", "--purge-timeout", "1",
         ])
-        defer { _ = serve.stop() }
+        defer { _ = serve.stopNow() }
         let varnish = try VarnishCache(backendPort: Int(serve.base.split(separator: ":").last ?? "") ?? 0, port: cachePort)
         defer { varnish.stop() }
         let created = try await send(.PUT, serve.base + "/routes/cli", body: Self.route)

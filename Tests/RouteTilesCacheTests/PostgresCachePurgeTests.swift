@@ -41,7 +41,7 @@ struct PostgresCachePurgeTests {
                         try await front.append("100", CachePurgeTests.positions(after: 0)).status == 200
                     }),
                     ("psql", {
-                        try cluster.psql(database, """
+                        try await cluster.psql(database, """
                             UPDATE routes SET geom = ST_GeomFromText('LINESTRING(2.3 48.85, 2.3012 48.8506, 2.3031 48.8511)', 4326)
                             WHERE id = '101'
                             """)

@@ -95,7 +95,7 @@ struct PostgresReplicaTests {
                 group.addTask { await writers[0].run(base: { a.base }, limit: 60, stop: { false }) }
                 group.addTask { await writers[1].run(base: { b.base }, limit: 60, stop: { false }) }
             }
-            try cluster.psql(database, """
+            try await cluster.psql(database, """
                 INSERT INTO routes (id, properties, geom) VALUES
                   ('sql-1', '{"name": "by psql"}', ST_GeomFromText('LINESTRING(2.30 48.85, 2.32 48.86, 2.33 48.84)', 4326)),
                   ('sql-2', '{"name": "to delete"}', ST_GeomFromText('LINESTRING(2.35 48.85, 2.36 48.86)', 4326));

@@ -87,8 +87,8 @@ struct PostgresStoreTests {
         var expected = Sample.track(count: 600, lon: 2.3, lat: 48.85, step: 0.0003, using: &rng)
         _ = try await syncA.write(.put([Route(id: .string("van"), parts: [expected]),
                                         Route(id: .string("bus"), parts: [Array(expected.prefix(20))])]))
-        let geomBytes = try cluster.psql(database, "SELECT length(ST_AsBinary(geom)) FROM routes WHERE id = 'van'")
-        let rowVersion = try cluster.psql(database, "SELECT version FROM routes WHERE id = 'van'")
+        let geomBytes = try await cluster.psql(database, "SELECT length(ST_AsBinary(geom)) FROM routes WHERE id = 'van'")
+        let rowVersion = try await cluster.psql(database, "SELECT version FROM routes WHERE id = 'van'")
         var lastAppend: Int64 = 0
         for step in 0..<10 {
             let fixes = [Coordinate(longitude: 2.2 + Double(step) * 1e-4, latitude: 48.9)]
@@ -97,9 +97,9 @@ struct PostgresStoreTests {
             }
             expected += fixes
         }
-        #expect(try cluster.psql(database, "SELECT length(ST_AsBinary(geom)) FROM routes WHERE id = 'van'") == geomBytes)
-        #expect(try cluster.psql(database, "SELECT version FROM routes WHERE id = 'van'") == rowVersion)
-        #expect(try cluster.psql(database, tailRows("van")) == "10")
+        #expect(try await cluster.psql(database, "SELECT length(ST_AsBinary(geom)) FROM routes WHERE id = 'van'") == geomBytes)
+        #expect(try await cluster.psql(database, "SELECT version FROM routes WHERE id = 'van'") == rowVersion)
+        #expect(try await cluster.psql(database, tailRows("van")) == "10")
         guard case let .route(read)? = try await a.rows(["van"])["van"] else { Issue.record("no route"); return }
         #expect(read.route.parts == [expected])
         #expect(read.version == lastAppend)
@@ -118,16 +118,16 @@ struct PostgresStoreTests {
             for outcome in outcomes { _ = try outcome.get() }
             expected += fixes
         }
-        let changesBefore = try cluster.psql(database, "SELECT COUNT(*) FROM routes_changes")
+        let changesBefore = try await cluster.psql(database, "SELECT COUNT(*) FROM routes_changes")
         let newest = try await a.newestSequence()
         let deadline = Date().addingTimeInterval(20)
-        while try cluster.psql(database, tailRows("van")) != "0", Date() < deadline {
+        while try await cluster.psql(database, tailRows("van")) != "0", Date() < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(try cluster.psql(database, tailRows("van")) == "0")
-        #expect(try cluster.psql(database, "SELECT ST_NPoints(geom) FROM routes WHERE id = 'van'") == String(expected.count))
-        #expect(try cluster.psql(database, "SELECT version FROM routes WHERE id = 'van'") == String(newest))
-        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_changes") == changesBefore)
+        #expect(try await cluster.psql(database, tailRows("van")) == "0")
+        #expect(try await cluster.psql(database, "SELECT ST_NPoints(geom) FROM routes WHERE id = 'van'") == String(expected.count))
+        #expect(try await cluster.psql(database, "SELECT version FROM routes WHERE id = 'van'") == String(newest))
+        #expect(try await cluster.psql(database, "SELECT COUNT(*) FROM routes_changes") == changesBefore)
         guard case let .route(folded)? = try await a.rows(["van"])["van"] else { Issue.record("no route"); return }
         #expect(folded.route.parts == [expected])
         #expect(folded.version == newest)
@@ -139,11 +139,11 @@ struct PostgresStoreTests {
         _ = try await syncA.write(.append(key: "bus", points: [fix]))
         _ = try await syncA.write(.append(key: "van", points: [fix]))
         expected.append(fix)
-        try cluster.psql(database, "UPDATE routes SET geom = ST_GeomFromText('LINESTRING(2.30 48.85, 2.32 48.86)', 4326) WHERE id = 'bus'")
-        #expect(try cluster.psql(database, tailRows("bus")) == "0")
-        try cluster.psql(database, "UPDATE routes SET properties = '{\"name\": \"by psql\"}' WHERE id = 'van'")
-        #expect(try cluster.psql(database, tailRows("van")) == "0")
-        #expect(try cluster.psql(database, "SELECT ST_NPoints(geom) FROM routes WHERE id = 'van'") == String(expected.count))
+        try await cluster.psql(database, "UPDATE routes SET geom = ST_GeomFromText('LINESTRING(2.30 48.85, 2.32 48.86)', 4326) WHERE id = 'bus'")
+        #expect(try await cluster.psql(database, tailRows("bus")) == "0")
+        try await cluster.psql(database, "UPDATE routes SET properties = '{\"name\": \"by psql\"}' WHERE id = 'van'")
+        #expect(try await cluster.psql(database, tailRows("van")) == "0")
+        #expect(try await cluster.psql(database, "SELECT ST_NPoints(geom) FROM routes WHERE id = 'van'") == String(expected.count))
         guard case let .route(bus)? = try await a.rows(["bus"])["bus"] else { Issue.record("no bus"); return }
         #expect(bus.route.pointCount == 2)
         guard case let .route(van)? = try await a.rows(["van"])["van"] else { Issue.record("no van"); return }
@@ -151,7 +151,7 @@ struct PostgresStoreTests {
         #expect(van.route.properties.first?.key == "name")
         try await syncA.catchUp()
         try await expectConverged([syncA, syncB], store: a)
-        try cluster.psql(database, "DELETE FROM routes WHERE id = 'van'")
+        try await cluster.psql(database, "DELETE FROM routes WHERE id = 'van'")
         try await syncA.catchUp()
         try await expectConverged([syncA, syncB], store: a)
         await a.close()
@@ -231,7 +231,7 @@ struct PostgresStoreTests {
             """))
 
         _ = try await syncA.write(.put(Sample.parisRoutes(count: 3, points: 60)))
-        try cluster.psql(database, """
+        try await cluster.psql(database, """
             INSERT INTO routes (id, properties, geom) VALUES
               ('sql-1', '{"name": "by psql"}', ST_GeomFromText('LINESTRING(2.30 48.85, 2.32 48.86, 2.33 48.84)', 4326)),
               ('sql-2', '{}', ST_GeomFromText('MULTILINESTRING((2.31 48.85, 2.32 48.87), (2.34 48.85, 2.35 48.86))', 4326));
@@ -267,7 +267,7 @@ struct PostgresStoreTests {
         #expect(Set(bad.map(\.key)) == ["bad-polygon", "bad-latitude", "bad-properties", "bad-kind", "bad-empty", "bad-one-position"])
         #expect(try await mismatches([late], store: a).isEmpty)
         // TRUNCATE would bypass the feed: it is refused.
-        #expect(throws: (any Error).self) { try cluster.psql(database, "TRUNCATE routes") }
+        await #expect(throws: (any Error).self) { try await cluster.psql(database, "TRUNCATE routes") }
         await a.close()
         await b.close()
     }
@@ -325,20 +325,20 @@ struct PostgresStoreTests {
         _ = try await writer.write(.put(Sample.parisRoutes(count: 3, points: 40)))
         try await behind.catchUp()
         // A writer that rolls back leaves its sequence number unused: the reader goes on without a reload.
-        #expect(throws: (any Error).self) {
-            try cluster.psql(database, """
+        await #expect(throws: (any Error).self) {
+            try await cluster.psql(database, """
                 BEGIN; INSERT INTO routes (id, geom) VALUES ('rolled-back', ST_GeomFromText('LINESTRING(2.3 48.8, 2.4 48.9)', 4326));
                 SELECT 1/0; COMMIT;
                 """)
         }
-        try cluster.psql(database, "INSERT INTO routes (id, geom) VALUES ('after-gap', ST_GeomFromText('LINESTRING(2.3 48.8, 2.4 48.9)', 4326))")
+        try await cluster.psql(database, "INSERT INTO routes (id, geom) VALUES ('after-gap', ST_GeomFromText('LINESTRING(2.3 48.8, 2.4 48.9)', 4326))")
         let afterGap = try #require(try await behind.catchUp())
         #expect(afterGap.changeCount == 1 && behind.routes.routeWithoutPositions("after-gap") != nil)
         // Changes that are the only ones of their routes, then more: pruned, the first leave no trace.
         _ = try await writer.write(.remove(key: "100"))
         _ = try await writer.write(.put([Route(id: .string("fresh"), parts: [[Coordinate(longitude: 2.33, latitude: 48.84), Coordinate(longitude: 2.34, latitude: 48.85)]])]))
         for i in 0..<10 { _ = try await writer.write(.append(key: "101", points: [Coordinate(longitude: 2.4 + Double(i) * 0.001, latitude: 48.86)])) }
-        try cluster.psql(database, "DELETE FROM routes_changes WHERE seq < (SELECT MAX(seq) - 2 FROM routes_changes)")
+        try await cluster.psql(database, "DELETE FROM routes_changes WHERE seq < (SELECT MAX(seq) - 2 FROM routes_changes)")
         let reloaded = try #require(try await behind.catchUp())
         #expect(reloaded.change.keys.contains("100") && reloaded.change.keys.contains("fresh"))
         #expect(behind.status.applied == (try await store.newestSequence()))
@@ -369,14 +369,14 @@ struct PostgresStoreTests {
         // Route 100 is written whole again: its appends leave its tail.
         _ = try await writer.write(.replace(key: "100", route: routes[0]))
         let before = try await store.loadAll()
-        let tailRows = try cluster.psql(database, """
+        let tailRows = try await cluster.psql(database, """
             SELECT COUNT(*) FROM routes_changes c JOIN routes r ON r.id = c.route_id WHERE c.op = 'append' AND c.seq > r.version
             """)
         #expect(tailRows == "20")  // 4 each to 101 and 102, 12 to the odd one; 100's 4 were written into its line
         let newest = try await store.newestSequence()
-        try cluster.psql(database, "DELETE FROM routes_changes")
-        #expect(try cluster.psql(database, "SELECT COUNT(*) FROM routes_changes") == tailRows)
-        #expect(try cluster.psql(database, "SELECT through FROM routes_changes_pruned") == String(newest))
+        try await cluster.psql(database, "DELETE FROM routes_changes")
+        #expect(try await cluster.psql(database, "SELECT COUNT(*) FROM routes_changes") == tailRows)
+        #expect(try await cluster.psql(database, "SELECT through FROM routes_changes_pruned") == String(newest))
         func same(_ snapshot: RouteStoreSnapshot) -> Bool {
             snapshot.routes.map(\.key) == before.routes.map(\.key)
                 && zip(snapshot.routes, before.routes).allSatisfy { $0.route.parts == $1.route.parts && $0.version == $1.version }
@@ -415,7 +415,7 @@ struct PostgresStoreTests {
         let (cluster, url, database) = try await newDatabase()
         await (try await open(url)).close()
         // Schema 4 as it was: a route whose version is its last append's, and the append in routes_tails.
-        try cluster.psql(database, """
+        try await cluster.psql(database, """
             INSERT INTO routes (id, geom) VALUES ('van', ST_GeomFromText('LINESTRING(2.30 48.85, 2.31 48.86)', 4326));
             INSERT INTO routes (id, geom) VALUES ('bus', ST_GeomFromText('MULTILINESTRING((2.30 48.85, 2.31 48.86), (2.32 48.85, 2.33 48.86))', 4326));
             CREATE TABLE routes_tails (route_id text NOT NULL REFERENCES routes (id) ON UPDATE CASCADE ON DELETE CASCADE,
@@ -432,10 +432,10 @@ struct PostgresStoreTests {
             _ = try await PostgresRouteStore.open(url: url, create: false, timeout: .seconds(60))
         }
         let store = try await open(url)
-        #expect(try cluster.psql(database, "SELECT to_regclass('routes_tails') IS NULL") == "t")
-        #expect(try cluster.psql(database, "SELECT ST_AsText(geom) || ' ' || version FROM routes WHERE id = 'van'")
+        #expect(try await cluster.psql(database, "SELECT to_regclass('routes_tails') IS NULL") == "t")
+        #expect(try await cluster.psql(database, "SELECT ST_AsText(geom) || ' ' || version FROM routes WHERE id = 'van'")
             == "LINESTRING(2.3 48.85,2.31 48.86,2.32 48.87,2.33 48.88,2.34 48.89) 1002")
-        #expect(try cluster.psql(database, "SELECT ST_AsText(geom) || ' ' || version FROM routes WHERE id = 'bus'")
+        #expect(try await cluster.psql(database, "SELECT ST_AsText(geom) || ' ' || version FROM routes WHERE id = 'bus'")
             == "MULTILINESTRING((2.3 48.85,2.31 48.86),(2.32 48.85,2.33 48.86,2.35 48.87)) 1003")
         let snapshot = try await store.loadAll()
         #expect(snapshot.routes.map(\.route.pointCount) == [5, 5])
@@ -467,7 +467,7 @@ struct PostgresStoreTests {
         }
         let sql = try await ours.value
         #expect(sql.status == 0, "\(sql.stderr)")
-        #expect(try cluster.psql(database, "SELECT properties->>'by' FROM routes WHERE id = 'shared'") == "psql")
+        #expect(try await cluster.psql(database, "SELECT properties->>'by' FROM routes WHERE id = 'shared'") == "psql")
         await store.close()
     }
 
@@ -476,11 +476,11 @@ struct PostgresStoreTests {
     @Test func aReadWriteRoleServesAStoreSetUpByItsOwner() async throws {
         let (cluster, url, database) = try await newDatabase()
         await (try await open(url)).close()
-        try cluster.psql(database, "COMMENT ON TABLE routes_changes IS NULL")
+        try await cluster.psql(database, "COMMENT ON TABLE routes_changes IS NULL")
         // An older store: set up again, with the version written.
         let owner = try await open(url)
-        #expect(try cluster.psql(database, "SELECT obj_description('routes_changes'::regclass, 'pg_class')") == owner.schema.versionComment)
-        try cluster.psql(database, """
+        #expect(try await cluster.psql(database, "SELECT obj_description('routes_changes'::regclass, 'pg_class')") == owner.schema.versionComment)
+        try await cluster.psql(database, """
             DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'tiles_rw') THEN CREATE ROLE tiles_rw LOGIN; END IF; END $$;
             GRANT SELECT, INSERT, UPDATE, DELETE ON routes, routes_changes, routes_imports, routes_changes_pruned TO tiles_rw;
             GRANT USAGE ON SEQUENCE routes_changes_seq TO tiles_rw;
@@ -505,7 +505,7 @@ struct PostgresStoreTests {
         let store = try await open(url)
         let (early, _) = try await LiveRouteSync.open(store: store, options: Self.options)
         _ = try await early.write(.put(Sample.parisRoutes(count: 5, points: 80)))
-        try cluster.psql(database, """
+        try await cluster.psql(database, """
             INSERT INTO routes (id, properties, geom)
               SELECT 'g' || i, jsonb_build_object('i', i),
                      ST_MakeLine(ST_MakePoint(2.3 + i * 0.0001, 48.8), ST_MakePoint(2.31 + i * 0.0001, 48.81 + (i % 7) * 0.001))

@@ -109,7 +109,7 @@ import RouteTilesTestSupport
     @Test func serveImportsItsFilesOnceAndKeepsWrites() async throws {
         let folder = try TemporaryFolder()
         let arguments = Self.samples + ["--store", folder.path("routes.db"), "--write-token", "import-token"]
-        var serve = try ServeProcess(arguments)
+        var serve = try await ServeProcess.start(arguments)
         let health = try await StoreCrashTests.getJSON(serve.base + "/health")
         let routes = try #require(health["routes"] as? Int)
         let sequence = try #require((health["store"] as? [String: Any])?["applied_sequence"] as? Int)
@@ -117,14 +117,14 @@ import RouteTilesTestSupport
         let feature = #"{"type":"Feature","id":"extra","properties":{},"geometry":{"type":"LineString","coordinates":[[2.3,48.8],[2.4,48.9]]}}"#
         var request = HTTPRouteWriterRequest(base: serve.base, token: "import-token")
         #expect(try await request.post("/routes", feature) == 201)
-        #expect(serve.stop() == 0)
+        #expect(await serve.stop() == 0)
 
-        serve = try ServeProcess(arguments)
+        serve = try await ServeProcess.start(arguments)
         let again = try await StoreCrashTests.getJSON(serve.base + "/health")
         #expect(again["routes"] as? Int == routes + 1)
         #expect((again["store"] as? [String: Any])?["applied_sequence"] as? Int == sequence + 1)
         #expect(try await StoreCrashTests.get(serve.base + "/routes/extra").0 == 200)
-        #expect(serve.stop() == 0)
+        #expect(await serve.stop() == 0)
     }
 
     /// A write token with nothing durable behind it would acknowledge writes and forget them: refused at start.

@@ -34,7 +34,7 @@ import RouteTilesTestSupport
     func crashAndRestart(store: String, folder: TemporaryFolder, seed: UInt64,
                          load: () async throws -> RouteStoreSnapshot) async throws {
         let arguments = ["--store", store, "--write-token", Self.token] + Self.tiling
-        let first = try ServeProcess(arguments)
+        let first = try await ServeProcess.start(arguments)
         let base = first.base
         let writers = (0..<3).map { HTTPRouteWriter(prefix: "w\($0)", token: Self.token, seed: seed + UInt64($0)) }
         let killed = StopFlag()
@@ -59,7 +59,7 @@ import RouteTilesTestSupport
         for writer in writers { #expect(writer.unexpected.isEmpty, "\(writer.unexpected.prefix(3))") }
 
         // Started again: the store holds every acknowledged write, and the server serves it.
-        let restarted = try ServeProcess(arguments)
+        let restarted = try await ServeProcess.start(arguments)
         let snapshot = try await load()
         for writer in writers {
             let problems = writer.problems(in: snapshot.routes)
@@ -74,7 +74,7 @@ import RouteTilesTestSupport
                                                                 covering: writers.flatMap(\.sent), folder: folder)
         #expect(differing.isEmpty, "\(differing.count) of \(compared) tiles differ, such as \(differing.prefix(3))")
         #expect(compared > 30)
-        #expect(restarted.stop() == 0)
+        #expect(await restarted.stop() == 0)
     }
 
     /// Compares the tiles of the server at `base` with those of a server started from `routes` written to a file in
@@ -85,8 +85,8 @@ import RouteTilesTestSupport
         let file = folder.path("final-\(UUID().uuidString).geojson")
         try Data(HTTPRouteWriter.featureCollection(routes)).write(to: URL(fileURLWithPath: file))
         // Tiles of routes in a store carry no length_m (`--no-route-length`, the default of serve --store).
-        let fromFile = try ServeProcess([file, "--no-route-length"] + tiling)
-        defer { _ = fromFile.stop() }
+        let fromFile = try await ServeProcess.start([file, "--no-route-length"] + tiling)
+        defer { _ = fromFile.stopNow() }
         var tiles = Set<TileID>()
         for route in more + routes { tiles.formUnion(RouteCover.tiles(of: route, options: options)) }
         var compared = 0, differing: [TileID] = []

@@ -101,7 +101,7 @@ import RouteTilesTestSupport
         var routes = Self.fileRoutes()
         try Self.writeFile(routes, to: file)
         let arguments = [file, "--store", store, "--write-token", Self.token] + Self.tiling
-        let first = try ServeProcess(arguments)
+        let first = try await ServeProcess.start(arguments)
         #expect(first.printed.contains(": 4 added, 0 replaced, 0 unchanged"), "\(first.printed)")
         try await Writes.send(to: first.base)
         let expected = try await Writes.expected(from: routes)
@@ -109,24 +109,24 @@ import RouteTilesTestSupport
         first.process.waitUntilExit()
 
         let kept = ": 0 added, 0 replaced, 1 unchanged, 2 kept as changed since their import, 1 kept removed since their import"
-        let second = try ServeProcess(arguments)
+        let second = try await ServeProcess.start(arguments)
         #expect(second.printed.contains(kept), "\(second.printed)")
         try await Self.expectStore(load, holds: expected)
         #expect(try await StoreCrashTests.get(second.base + "/routes/c").0 == 404)
         #expect(try await StoreCrashTests.get(second.base + "/routes/e").0 == 200)
         try await Self.expectSameTiles(second.base, as: expected.map(\.route), covering: routes, folder: folder)
-        #expect(second.stop() == 0)
+        #expect(await second.stop() == 0)
 
-        let third = try ServeProcess(arguments)
+        let third = try await ServeProcess.start(arguments)
         #expect(third.printed.contains(kept), "\(third.printed)")
         try await Self.expectStore(load, holds: expected)
         try await Self.expectSameTiles(third.base, as: expected.map(\.route), covering: routes, folder: folder)
-        #expect(third.stop() == 0)
+        #expect(await third.stop() == 0)
 
         // The user edits b in the file: b is imported again (the file wins for b and says so); a, c and e stay.
         routes[1].properties = [Property("name", .string("edited b"))]
         try Self.writeFile(routes, to: file)
-        let fourth = try ServeProcess(arguments)
+        let fourth = try await ServeProcess.start(arguments)
         #expect(fourth.printed.contains(": 0 added, 1 replaced, 1 unchanged, 1 kept as changed since their import, 1 kept removed"),
                 "\(fourth.printed)")
         #expect(fourth.printed.contains("route b: its file changed since its last import: the file's version replaces the store's"),
@@ -135,7 +135,7 @@ import RouteTilesTestSupport
         if let i = edited.firstIndex(where: { $0.key == "b" }) { edited[i].route = routes[1] }
         try await Self.expectStore(load, holds: edited)
         try await Self.expectSameTiles(fourth.base, as: edited.map(\.route), covering: routes, folder: folder)
-        #expect(fourth.stop() == 0)
+        #expect(await fourth.stop() == 0)
     }
 
     /// The server at `base` answers every tile of the routes' covers as a server started from `final` in a file.
@@ -168,22 +168,22 @@ import RouteTilesTestSupport
         let routes = Self.fileRoutes()
         try Self.writeFile(routes, to: file)
         let arguments = [file, "--store", url, "--write-token", Self.token] + Self.tiling
-        var a = try ServeProcess(arguments)
-        var b = try ServeProcess(arguments)
+        var a = try await ServeProcess.start(arguments)
+        var b = try await ServeProcess.start(arguments)
         #expect(b.printed.contains(": 0 added, 0 replaced, 4 unchanged"), "\(b.printed)")
         try await Writes.send(to: a.base)
         let expected = try await Writes.expected(from: routes)
         let load = { try await StoreSnapshot.postgres(url) }
         try await Self.expectStore(load, holds: expected)
 
-        #expect(b.stop() == 0)
-        b = try ServeProcess(arguments)
+        #expect(await b.stop() == 0)
+        b = try await ServeProcess.start(arguments)
         #expect(b.printed.contains("2 kept as changed since their import, 1 kept removed"), "\(b.printed)")
         try await Self.expectStore(load, holds: expected)
 
         kill(a.process.processIdentifier, SIGKILL)
         a.process.waitUntilExit()
-        a = try ServeProcess(arguments)
+        a = try await ServeProcess.start(arguments)
         #expect(a.printed.contains("2 kept as changed since their import, 1 kept removed"), "\(a.printed)")
         try await Self.expectStore(load, holds: expected)
         for key in ["a", "b", "c", "e"] {
@@ -193,7 +193,7 @@ import RouteTilesTestSupport
         }
         try await Self.expectSameTiles(a.base, as: expected.map(\.route), covering: routes, folder: folder)
         try await Self.expectSameTiles(b.base, as: expected.map(\.route), covering: routes, folder: folder)
-        #expect(a.stop() == 0)
-        #expect(b.stop() == 0)
+        #expect(await a.stop() == 0)
+        #expect(await b.stop() == 0)
     }
 }

@@ -67,7 +67,7 @@ import RouteTilesTestSupport
         let database = PostgresCluster.database(of: url)
         let store = try await PostgresRouteStore.open(url: url, create: true, timeout: .seconds(60))
         _ = try await store.commit(.put([Route(id: .string("line"), parts: [Self.line])]))
-        _ = try cluster.psql(database, """
+        _ = try await cluster.psql(database, """
             CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'bad is refused'; END $$;
             CREATE TRIGGER refuse BEFORE INSERT ON routes FOR EACH ROW WHEN (new.id = 'bad') EXECUTE FUNCTION refuse();
             """)

@@ -103,7 +103,7 @@ package final class PostgresCluster: @unchecked Sendable {
             databases += 1
             return "routes_\(databases)"
         }
-        _ = try psql("postgres", "CREATE DATABASE \(name)")
+        _ = try psqlBlocking("postgres", "CREATE DATABASE \(name)")
         return url(name)
     }
 
@@ -111,14 +111,26 @@ package final class PostgresCluster: @unchecked Sendable {
         "postgres://postgres@127.0.0.1:\(port)/\(database)?sslmode=disable"
     }
 
-    /// Runs SQL with `psql` (as a user would), returning its unaligned output.
+    /// Runs SQL with `psql` (as a user would), returning its unaligned output; on a thread of its own
+    /// (`runDetached`), so that the wait holds none of the concurrency pool's threads, which the in-process servers
+    /// of other tests need.
     @discardableResult
-    package func psql(_ database: String, _ sql: String) throws -> String {
-        let result = try ExternalTool.run("/usr/bin/psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-                                                            "-h", "127.0.0.1", "-p", String(port), "-U", "postgres",
-                                                            "-d", database, "-c", sql])
+    package func psql(_ database: String, _ sql: String) async throws -> String {
+        let result = try await ExternalTool.runDetached("/usr/bin/psql", psqlArguments(database, sql))
         try check(result, "psql \(sql)")
         return String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `psql` for code already on a thread of its own.
+    private func psqlBlocking(_ database: String, _ sql: String) throws -> String {
+        let result = try ExternalTool.run("/usr/bin/psql", psqlArguments(database, sql))
+        try check(result, "psql \(sql)")
+        return String(decoding: result.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func psqlArguments(_ database: String, _ sql: String) -> [String] {
+        ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", String(port), "-U", "postgres",
+         "-d", database, "-c", sql]
     }
 
     /// Waits (up to `seconds`) until `condition`, a boolean SQL expression, holds in `database`: how tests wait for

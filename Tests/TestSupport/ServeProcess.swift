@@ -4,15 +4,28 @@ import RouteTiles
 import RouteTilesCoreTestSupport
 
 /// A running `routetiles serve`, started in the package root so that the bundled samples are found.
-package final class ServeProcess {
+package final class ServeProcess: @unchecked Sendable {
     package let process = Process()
     package let base: String
     private let stderr = Pipe()
 
     package private(set) var printed = ""
 
-    /// `environment` is added to this process's.
-    package init(_ arguments: [String], logLevel: String = "warning", environment: [String: String] = [:]) throws {
+    /// Starts `routetiles serve` and waits on a thread of its own until it listens: start-up takes seconds on a
+    /// loaded machine, and waiting on one of the concurrency pool's threads (as few as the cores) would hold up the
+    /// in-process servers of every other test. `environment` is added to this process's.
+    package static func start(_ arguments: [String], logLevel: String = "warning",
+                              environment: [String: String] = [:]) async throws -> ServeProcess {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    try ServeProcess(arguments, logLevel: logLevel, environment: environment)
+                })
+            }.start()
+        }
+    }
+
+    private init(_ arguments: [String], logLevel: String = "warning", environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
         process.arguments = ["serve", "--port", "0", "--log-level", logLevel] + arguments
         if !environment.isEmpty {
@@ -40,8 +53,15 @@ package final class ServeProcess {
         printed + String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
-    /// Sends `signal` and waits (at most 30 s) for the exit status.
-    package func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+    /// Sends `signal` and waits (at most 30 s), on a thread of its own, for the exit status.
+    package func stop(_ signal: Int32 = SIGTERM) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: self.stopNow(signal)) }.start()
+        }
+    }
+
+    /// `stop` where nothing can wait (a `defer`): blocks the calling thread.
+    package func stopNow(_ signal: Int32 = SIGTERM) -> Int32 {
         kill(process.processIdentifier, signal)
         let deadline = Date().addingTimeInterval(30)
         while process.isRunning && Date() < deadline { usleep(20_000) }
