@@ -24,6 +24,11 @@ public struct Route: Sendable {
     public var layer: String?
     /// Lines, or points (a maneuver): a point route has parts of one position each.
     public var kind: RouteKind
+    /// When each position was recorded (or, for directions, is planned), in milliseconds since 1970-01-01T00:00:00Z
+    /// (`TimeValue`): one per position, with the parts flattened in order (the layout of GeoJSON's
+    /// `properties.coordTimes`). Nil: the route has no times. A route has a time on every position or on none,
+    /// never going back (`timeProblem()`).
+    public var times: [Int64]?
 
     /// A route made of `parts`.
     /// - Parameters:
@@ -34,8 +39,9 @@ public struct Route: Sendable {
     ///   - geodesic: Whether segments follow great circles.
     ///   - layer: The layer to draw the route in; nil for the tiling options' layer.
     ///   - kind: Lines or points.
+    ///   - times: A time per position, parts flattened in order, or nil.
     public init(id: RouteID? = nil, properties: [Property] = [], parts: [[Coordinate]], origin: String = "",
-                geodesic: Bool = false, layer: String? = nil, kind: RouteKind = .line) {
+                geodesic: Bool = false, layer: String? = nil, kind: RouteKind = .line, times: [Int64]? = nil) {
         self.id = id
         self.properties = properties
         self.parts = parts
@@ -43,10 +49,44 @@ public struct Route: Sendable {
         self.geodesic = geodesic
         self.layer = layer
         self.kind = kind
+        self.times = times
     }
 
     /// The number of positions in all parts.
     public var pointCount: Int { parts.reduce(0) { $0 + $1.count } }
+
+    /// What is wrong with the route's times, naming the position (`part 0, position 5: …`); nil when it has none,
+    /// or one per position within 1970–9999, each at or after the one before it (parts are runs of one timeline).
+    public func timeProblem() -> String? {
+        guard let times else { return nil }
+        let count = pointCount
+        guard times.count == count else { return "\(times.count) times for \(count) positions" }
+        var index = 0
+        for (partIndex, part) in parts.enumerated() {
+            for position in part.indices {
+                let time = times[index]
+                if time < TimeValue.earliest || time > TimeValue.latest {
+                    return "part \(partIndex), position \(position): time \(time) ms is outside 1970-01-01 to 9999-12-31"
+                }
+                if index > 0, time < times[index - 1] {
+                    return "part \(partIndex), position \(position): time \(TimeValue.iso(time)) is before the one "
+                        + "before it (\(TimeValue.iso(times[index - 1])))"
+                }
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    /// The times of part `index` (an empty slice for a route without times).
+    public func times(ofPart index: Int) -> ArraySlice<Int64> {
+        guard let times else { return [] }
+        var start = 0
+        for part in parts.prefix(index) { start += part.count }
+        let end = start + (parts.indices.contains(index) ? parts[index].count : 0)
+        guard end <= times.count else { return [] }
+        return times[start..<end]
+    }
 }
 
 /// Whether a route is drawn as lines or as points.
