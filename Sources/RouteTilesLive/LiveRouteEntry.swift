@@ -42,6 +42,7 @@ struct LiveRouteEntry: Sendable {
     init(route: Route, lastFix: Double?, tiler: RouteTiler) {
         header = route
         header.parts = []
+        header.times = nil
         lastPosition = route.parts.last?.last
         previousPosition = route.parts.last.flatMap { $0.count >= 2 ? $0[$0.count - 2] : nil }
         self.lastFix = lastFix

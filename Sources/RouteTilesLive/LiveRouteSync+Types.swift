@@ -36,6 +36,9 @@ extension LiveRouteSync {
         case notFound(key: String)
         /// An append to a route of points: nothing was written.
         case notALine(key: String)
+        /// Positions without times sent to a route with a time on every position, or the other way round: nothing
+        /// was written.
+        case timesDiffer(key: String, routeHasTimes: Bool)
     }
 
     /// How far this server is, for `/health` and the metrics.

@@ -175,6 +175,7 @@ extension LiveRouteSync {
                 switch result {
                 case let .notFound(key): return .notFound(key: key)
                 case let .notALine(key): return .notALine(key: key)
+                case let .timesDiffer(key, routeHasTimes): return .timesDiffer(key: key, routeHasTimes: routeHasTimes)
                 case let .committed(made, _):
                     let keys = made.map(\.key).uniqued()
                     let sequences = made.first.flatMap { first in made.last.map { first.sequence...$0.sequence } }

@@ -44,6 +44,7 @@ extension RouteTable {
         guard route.kind == .line, route.parts.count == 1, let index = entries.index(forKey: key) else { return false }
         var header = route
         header.parts = []
+        header.times = nil
         let drawn = entries.values.withEntry(at: index) { entry -> (chunk: Int, slot: Int, tiler: RouteTiler, position: LivePosition?, dropped: Int)? in
             // Cheap signs first, so that a put which is no trim does not build its tiler twice.
             guard entry.mayBeTrimmed(to: route) else { return nil }

@@ -46,7 +46,7 @@ package struct PostgresRouteSchema: Sendable {
     /// The version of what `setupStatements` create, written as the comment of the changes table: a server that
     /// finds it there runs no DDL, so that a role that may only read and write the tables can run servers once
     /// an owner has set the store up.
-    package static let version = 5
+    package static let version = 6
     package var versionComment: String { "RouteTiles route store, schema \(Self.version)" }
 
     /// The NOTIFY channel every route store uses; the payload names the table (`schema.table`).
@@ -80,7 +80,7 @@ package struct PostgresRouteSchema: Sendable {
             CREATE TABLE IF NOT EXISTS \(routes) (
                 id text PRIMARY KEY,
                 properties jsonb NOT NULL DEFAULT '{}'::jsonb,
-                geom geometry(Geometry, 4326) NOT NULL,
+                geom geometry NOT NULL CONSTRAINT routes_geom_srid CHECK (ST_SRID(geom) = 4326),
                 layer text,
                 kind text CHECK (kind IN ('line', 'point')),
                 geodesic boolean NOT NULL DEFAULT false,
@@ -91,6 +91,18 @@ package struct PostgresRouteSchema: Sendable {
             """,
             """
             ALTER TABLE \(routes) ADD COLUMN IF NOT EXISTS fixed_at timestamptz
+            """,
+            // Schema 6: a route's times are its geometry's M (Unix seconds), which `geometry(Geometry, 4326)` refuses
+            // ("Geometry has M dimension but column does not"). The column takes any geometry of SRID 4326 instead:
+            // dropping a type modifier changes the catalog only, not the rows.
+            """
+            DO $routetiles$ BEGIN
+                IF (SELECT atttypmod FROM pg_attribute
+                    WHERE attrelid = \(Self.literal(routes))::regclass AND attname = 'geom') <> -1 THEN
+                    ALTER TABLE \(routes) ALTER COLUMN geom TYPE geometry;
+                    ALTER TABLE \(routes) ADD CONSTRAINT routes_geom_srid CHECK (ST_SRID(geom) = 4326);
+                END IF;
+            END $routetiles$
             """,
             // Lines out of the row: PostGIS keeps a geometry in its row (storage MAIN) as long as the row fits a
             // page, and an UPDATE of any other column then writes the whole geometry again: an append, which sets
@@ -194,6 +206,10 @@ package struct PostgresRouteSchema: Sendable {
                     INSERT INTO \(changes) (seq, route_id, op) VALUES (s, OLD.id, 'delete');
                 END IF;
                 IF TG_OP <> 'DELETE' THEN
+                    -- A geometry without an SRID takes the table's, as the typed column of schema 5 gave it.
+                    IF ST_SRID(NEW.geom) = 0 THEN
+                        NEW.geom := ST_SetSRID(NEW.geom, 4326);
+                    END IF;
                     s := nextval(\(Self.literal(sequence)));
                     INSERT INTO \(changes) (seq, route_id, op)
                         VALUES (s, NEW.id, CASE WHEN created THEN 'insert' ELSE 'update' END);

@@ -191,12 +191,12 @@ extension PostgresRouteStore {
         return true
     }
 
-    /// What the ledger reads of a route's row: its version, line size, fix time, kind and (only when the kind does
-    /// not tell) its geometry's type.
+    /// What the ledger reads of a route's row: its version, line size, fix time, kind, (only when the kind does
+    /// not tell) its geometry's type, and whether it has times (M).
     private var ledgerColumns: String {
         """
         id, version, (pg_column_size(geom) / 16)::int8, EXTRACT(EPOCH FROM fixed_at)::float8, kind,
-            CASE WHEN kind IS NULL THEN GeometryType(geom) END
+            CASE WHEN kind IS NULL THEN GeometryType(geom) END, ST_Zmflag(geom) IN (1, 3)
         """
     }
 
@@ -208,10 +208,11 @@ extension PostgresRouteStore {
     /// The rows `query` selects (`ledgerColumns`), each as a ledger entry with an empty tail.
     private func rowTails(_ query: PostgresQuery, _ connection: PostgresConnection) async throws -> [String: TailLedger.Tail] {
         var tails: [String: TailLedger.Tail] = [:]
-        for try await (key, version, line, fix, kind, type)
-            in try await connection.query(query, logger: logger).decode((String, Int64, Int64, Double?, String?, String?).self) {
+        for try await (key, version, line, fix, kind, type, hasTimes)
+            in try await connection.query(query, logger: logger).decode((String, Int64, Int64, Double?, String?, String?, Bool).self) {
             var tail = TailLedger.Tail(rowVersion: version, line: Int(line))
             tail.isLine = Self.isLine(kind: kind, type: type)
+            tail.hasTimes = hasTimes
             tail.lastFix = fix
             tails[key] = tail
         }
@@ -227,7 +228,8 @@ extension PostgresRouteStore {
         ledger { state in
             for key in keys {
                 if let row = found[key] {
-                    state.ledger.reset(key, version: row.rowVersion, line: row.line, isLine: row.isLine, lastFix: row.lastFix)
+                    state.ledger.reset(key, version: row.rowVersion, line: row.line, isLine: row.isLine,
+                                       hasTimes: row.hasTimes, lastFix: row.lastFix)
                 } else {
                     state.ledger.remove(key)
                 }

@@ -121,7 +121,7 @@ package final class PostgresRouteStore: RouteStore {
     /// lateral `t` that `tailJoin` makes.
     var rowColumns: String {
         """
-        r.id, GREATEST(r.version, t.last), r.created_seq, r.properties::text, ST_AsBinary(ST_Force2D(r.geom)), r.layer,
+        r.id, GREATEST(r.version, t.last), r.created_seq, r.properties::text, ST_AsBinary(CASE ST_Zmflag(r.geom) WHEN 2 THEN ST_Force2D(r.geom) WHEN 3 THEN ST_Force3DM(r.geom) ELSE r.geom END), r.layer,
             r.kind, r.geodesic, t.flat, EXTRACT(EPOCH FROM COALESCE(t.fix, r.fixed_at))::float8
         """
     }
@@ -176,7 +176,7 @@ package final class PostgresRouteStore: RouteStore {
                     }
                     var snapshot = RouteStoreSnapshot(routes: [], badRows: [], sequence: sequence)
                     let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-                        SELECT r.id, r.version, r.created_seq, r.properties::text, ST_AsBinary(ST_Force2D(r.geom)), r.layer,
+                        SELECT r.id, r.version, r.created_seq, r.properties::text, ST_AsBinary(CASE ST_Zmflag(r.geom) WHEN 2 THEN ST_Force2D(r.geom) WHEN 3 THEN ST_Force3DM(r.geom) ELSE r.geom END), r.layer,
                             r.kind, r.geodesic, NULL::float8[], EXTRACT(EPOCH FROM r.fixed_at)::float8
                         FROM \(schema.routes) r ORDER BY r.created_seq, r.id
                         """), logger: logger)

@@ -55,8 +55,8 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
 
     /// From the ledger alone: the routes it lacked were read before the batch (`prepare(forBatch:)`).
     nonisolated(nonsending) func appendTarget(_ key: String) async throws -> AppendTarget {
-        guard let isLine = store.ledger({ $0.ledger.tail(of: key)?.isLine }) else { return .missing }
-        return isLine ? .line : .notALine
+        guard let tail = store.ledger({ $0.ledger.tail(of: key) }) else { return .missing }
+        return tail.isLine ? .line(hasTimes: tail.hasTimes) : .notALine
     }
 
     /// Routes appended to that the ledger does not know are read from their rows, in one query (a route the feed's
@@ -92,7 +92,8 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
         // The new line replaces what was appended to the old one: its version leaves the old tail's rows behind.
         func written(_ version: Int64) {
             store.ledger { state in
-                state.ledger.reset(key, version: version, line: route.pointCount, isLine: route.kind == .line, lastFix: lastFix)
+                state.ledger.reset(key, version: version, line: route.pointCount, isLine: route.kind == .line,
+                                   hasTimes: route.times != nil, lastFix: lastFix)
             }
         }
         func bind(_ query: inout PostgresQuery) {

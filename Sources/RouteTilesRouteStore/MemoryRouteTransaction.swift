@@ -19,7 +19,8 @@ struct MemoryRouteTransaction: RouteStoreTransaction {
     func appendTarget(_ key: String) -> AppendTarget {
         store.state.withLock { state in
             guard let row = state.rows[key] else { return .missing }
-            return row.header.route.kind == .line && row.positions.partCount > 0 ? .line : .notALine
+            guard row.header.route.kind == .line, row.positions.partCount > 0 else { return .notALine }
+            return .line(hasTimes: row.header.route.times != nil)
         }
     }
 

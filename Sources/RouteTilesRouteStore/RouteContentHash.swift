@@ -1,7 +1,7 @@
 import RouteTilesModel
 
 /// A fingerprint of a route's stored content (key, layer, kind, geodesic flag, properties as a set, numbers and
-/// positions bit for bit, so that the fingerprint does not depend on how a Swift version prints a number): what an import records, so that the next import of the same file can tell an unchanged file from an
+/// positions bit for bit, times to the millisecond, so that the fingerprint does not depend on how a Swift version prints a number): what an import records, so that the next import of the same file can tell an unchanged file from an
 /// edited one without keeping the file. 64-bit FNV-1a, as 16 hexadecimal digits.
 enum RouteContentHash {
     static func of(_ route: Route, key: String) -> String {
@@ -37,6 +37,11 @@ enum RouteContentHash {
                 add(position.longitude.bitPattern)
                 add(position.latitude.bitPattern)
             }
+        }
+        // Times only when there are some: the fingerprints of routes without times stay as they were.
+        if let times = route.times {
+            add(UInt64(times.count) | 1 << 63)
+            for time in times { add(UInt64(bitPattern: time)) }
         }
         return String(repeating: "0", count: max(0, 16 - String(hash, radix: 16).count)) + String(hash, radix: 16)
     }

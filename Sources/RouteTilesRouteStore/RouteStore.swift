@@ -172,4 +172,7 @@ public enum RouteWriteResult: Sendable {
     case notFound(key: String)
     /// The route is a set of points, which cannot be extended: nothing was written.
     case notALine(key: String)
+    /// The route keeps a time on every position and the positions sent have none, or the other way round: nothing
+    /// was written (a route has times on all of its positions or on none).
+    case timesDiffer(key: String, routeHasTimes: Bool)
 }

@@ -89,8 +89,8 @@ package enum AppendTarget: Sendable {
     case missing
     /// A route of points, which cannot be extended (`notALine`).
     case notALine
-    /// A line, which the append extends.
-    case line
+    /// A line, which the append extends; `hasTimes` when the route keeps a time on every position.
+    case line(hasTimes: Bool)
 }
 
 /// A route as `RouteStoreTransaction.upsert` wrote it.

@@ -70,6 +70,8 @@ package enum RouteWriteRule {
             switch try await tx.appendTarget(key) {
             case .missing: return .notFound(key: key)
             case .notALine: return .notALine(key: key)
+            // Positions without times cannot extend a route that has a time on every position.
+            case .line(hasTimes: true): return .timesDiffer(key: key, routeHasTimes: true)
             case .line: return try await tx.append(points, to: key).map { .committed(changes: [$0], written: []) }
             }
         }

@@ -9,12 +9,41 @@ import RouteTilesSQLite
 /// between. What the feed does not record, another process's fold, only ever takes rows out of a tail, and every
 /// read filters the ledger's rows by the route's row version.
 extension SQLiteRouteStore {
-    /// A route's tail as read: its positions, the sequence number of its last row and when that row arrived.
+    /// A route's tail as read: its positions (and their times, when its rows have M), the sequence number of its last
+    /// row and when that row arrived.
     struct TailRead {
         var points: [Coordinate] = []
         var last: Int64 = 0
         var lastFix: Double?
+        /// The times of the rows with M, in order.
+        var times: [Int64] = []
+        var rows = 0
+        var timedRows = 0
+
+        /// The tail's times: nil when no row has any; a list that cannot fit the positions (so that the route is read
+        /// as a bad row) when some rows have times and others not.
+        var tailTimes: [Int64]? {
+            if timedRows == 0 { return nil }
+            return timedRows == rows ? times : []
+        }
+
+        /// Adds one feed row's positions (a WKB MultiPoint, with M or without).
+        mutating func add(_ wkb: [UInt8]) {
+            rows += 1
+            guard case let (.points(added), times)? = try? WellKnownBinary.decodeTimed(wkb) else { return }
+            points += added
+            if let times {
+                timedRows += 1
+                self.times += times
+            }
+        }
     }
+
+    /// The number of positions of a feed row's MultiPoint in SQL: 9 + 21 n bytes, or 9 + 29 n with M (its type,
+    /// little-endian 1004, is the bytes EC 03).
+    static let rowPositions = """
+        (length(c.points) - 9) / (CASE WHEN substr(c.points, 2, 2) = x'EC03' THEN 29 ELSE 21 END)
+        """
 
     /// Every route's tail, in one pass over the feed in sequence order.
     static func allTails(_ db: SQLiteDatabase) throws -> [String: TailRead] {
@@ -31,7 +60,7 @@ extension SQLiteRouteStore {
         while try s.step() {
             let key = s.text(0) ?? ""
             var tail = tails[key] ?? TailRead()
-            if case let .points(points)? = try? WellKnownBinary.decode(s.blob(1)) { tail.points += points }
+            tail.add(s.blob(1))
             tail.last = s.int64(2)
             tail.lastFix = s.double(3)
             tails[key] = tail
@@ -46,7 +75,7 @@ extension SQLiteRouteStore {
         for seq in seqs {
             s.bind(1, seq)
             if try s.step() {
-                if case let .points(points)? = try? WellKnownBinary.decode(s.blob(0)) { tail.points += points }
+                tail.add(s.blob(0))
                 tail.last = seq
                 tail.lastFix = s.double(1)
             }
@@ -60,16 +89,19 @@ extension SQLiteRouteStore {
         kind == nil ? WellKnownBinary.startsALine(header) : kind == "line"
     }
 
-    /// What `learn` and `relearn` read of a route's row: version, line size, fix time, kind and geometry header.
+    /// What `learn` and `relearn` read of a route's row: version, line size, fix time, kind and geometry header
+    /// (which tells whether the route has times, and its kind when the row has none).
     static let ledgerColumns = """
-        version, length(geom) / 16, fixed_at, kind, CASE WHEN kind IS NULL THEN substr(geom, 1, 5) END
+        version, length(geom) / 16, fixed_at, kind, substr(geom, 1, 5)
         """
 
     /// The ledger entry of a row read with `ledgerColumns` from column `first` on.
     static func ledgerTail(_ s: SQLiteDatabase.Statement, from first: Int32) -> TailLedger.Tail {
         var tail = TailLedger.Tail(rowVersion: s.int64(first), line: s.int(first + 1))
         tail.lastFix = s.isNull(first + 2) ? nil : s.double(first + 2)
-        tail.isLine = isLine(kind: s.text(first + 3), header: s.blob(first + 4))
+        let header = s.blob(first + 4)
+        tail.isLine = isLine(kind: s.text(first + 3), header: header)
+        tail.hasTimes = WellKnownBinary.hasTimes(header)
         return tail
     }
 
@@ -81,9 +113,8 @@ extension SQLiteRouteStore {
         while try routes.step() {
             tails[routes.text(0) ?? ""] = ledgerTail(routes, from: 1)
         }
-        // A WKB MultiPoint of n positions is 9 + 21 n bytes.
         let rows = try db.prepare("""
-            SELECT c.route_id, c.seq, (length(c.points) - 9) / 21, c.changed_at FROM route_changes c
+            SELECT c.route_id, c.seq, \(rowPositions), c.changed_at FROM route_changes c
             JOIN routes r ON r.id = c.route_id WHERE c.op = 'append' AND c.seq > r.version ORDER BY c.seq
             """)
         while try rows.step() {
@@ -100,7 +131,9 @@ extension SQLiteRouteStore {
     /// Brings the ledger up to date with the changes committed after the last it took in (another process's: this
     /// one's own update it as they are written). Within a write transaction, nothing can commit in between.
     static func sync(_ db: SQLiteDatabase, _ ledger: inout TailLedger) throws {
-        let s = try db.cached("SELECT seq, route_id, op, length(points), changed_at FROM route_changes WHERE seq > ? ORDER BY seq")
+        let s = try db.cached("""
+            SELECT c.seq, c.route_id, c.op, \(rowPositions), c.changed_at FROM route_changes c WHERE c.seq > ? ORDER BY c.seq
+            """)
         s.bind(1, ledger.seen)
         defer { s.reset() }
         while try s.step() {
@@ -116,7 +149,7 @@ extension SQLiteRouteStore {
             let key = s.text(1) ?? ""
             switch s.text(2) {
             case "append":
-                ledger.append(key, seq: seq, count: s.isNull(3) ? 0 : max(0, (s.int(3) - 9) / 21), time: s.double(4))
+                ledger.append(key, seq: seq, count: s.isNull(3) ? 0 : max(0, s.int(3)), time: s.double(4))
             case "delete":
                 ledger.remove(key)
             default:
@@ -133,7 +166,8 @@ extension SQLiteRouteStore {
         row.bind(1, key)
         guard try row.step() else { return false }
         let tail = ledgerTail(row, from: 0)
-        ledger.reset(key, version: tail.rowVersion, line: tail.line, isLine: tail.isLine, lastFix: tail.lastFix)
+        ledger.reset(key, version: tail.rowVersion, line: tail.line, isLine: tail.isLine, hasTimes: tail.hasTimes,
+                     lastFix: tail.lastFix)
         return true
     }
 
@@ -158,14 +192,14 @@ extension SQLiteRouteStore {
         time.bind(1, last)
         // The ledger lists only rows it saw written in this file: a row missing is a broken file, read row by row.
         guard try time.step() else { return try tail(rows, db) }
-        return TailRead(points: points, last: last, lastFix: time.double(0))
+        return TailRead(points: points, last: last, lastFix: time.double(0), rows: rows.count)
     }
 
     /// Writes `tail` at the end of `key`'s stored line `wkb`, with the version of the tail's last row and its fix
     /// time: the route reads the same, and the tail's rows leave it (none is deleted). False when the positions do not
     /// extend that geometry; nothing is written then.
     static func writeTail(_ tail: TailRead, onto wkb: [UInt8], of key: String, in db: SQLiteDatabase) throws -> Bool {
-        guard let spliced = try? WellKnownBinary.appending(tail.points, to: wkb) else { return false }
+        guard let spliced = try? WellKnownBinary.appending(tail.points, times: tail.tailTimes, to: wkb) else { return false }
         let update = try db.cached("UPDATE routes SET geom = ?, version = MAX(version, ?), fixed_at = ? WHERE id = ?")
         update.bind(1, spliced)
         update.bind(2, tail.last)

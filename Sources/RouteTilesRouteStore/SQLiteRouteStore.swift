@@ -59,7 +59,7 @@ public final class SQLiteRouteStore: RouteStore {
         return StoredRouteCodec.route(key: s.text(0) ?? "", version: max(s.int64(1), tail.last), created: s.int64(7),
                                       properties: s.text(2), wkb: s.isNull(3) ? nil : s.blob(3), layer: s.text(4),
                                       kind: s.text(5), geodesic: s.int(6) != 0, tail: tail.points,
-                                      lastFix: tail.last > 0 ? tail.lastFix : rowFix)
+                                      tailTimes: tail.tailTimes, lastFix: tail.last > 0 ? tail.lastFix : rowFix)
     }
 
     /// Every route and the newest sequence, read in one transaction.

@@ -46,10 +46,10 @@ struct SQLiteRouteTransaction: RouteStoreTransaction {
 
     /// From the ledger; a key it lacks (it always should have it) is looked up, and learnt.
     mutating func appendTarget(_ key: String) throws -> AppendTarget {
-        if let tail = ledger.tail(of: key) { return tail.isLine ? .line : .notALine }
+        if let tail = ledger.tail(of: key) { return tail.isLine ? .line(hasTimes: tail.hasTimes) : .notALine }
         guard let found = try stored(key) else { return .missing }
         _ = try SQLiteRouteStore.relearn(key, db, &ledger)
-        return found.isLine ? .line : .notALine
+        return found.isLine ? .line(hasTimes: found.hasTimes) : .notALine
     }
 
     /// One past the largest numeric key stored now (0 when every route in `routes` has an id): the number of a
@@ -67,18 +67,18 @@ struct SQLiteRouteTransaction: RouteStoreTransaction {
         return next
     }
 
-    /// The version (its tail's included), whether it is a line, and the creation of the route stored under `key`.
-    /// The geometry's header is read only when the kind does not tell (a row written by another program).
-    private func stored(_ key: String) throws -> (version: Int64, isLine: Bool, created: Int64)? {
-        let current = try db.cached("""
-            SELECT version, kind, CASE WHEN kind IS NULL THEN substr(geom, 1, 5) END, created_seq FROM routes WHERE id = ?
-            """)
+    /// The version (its tail's included), whether it is a line and has times, and the creation of the route stored
+    /// under `key`; the geometry's header tells the times, and the kind when the row has none (another program's).
+    private func stored(_ key: String) throws -> (version: Int64, isLine: Bool, hasTimes: Bool, created: Int64)? {
+        let current = try db.cached("SELECT version, kind, substr(geom, 1, 5), created_seq FROM routes WHERE id = ?")
         defer { current.reset() }
         current.bind(1, key)
         guard try current.step() else { return nil }
-        let isLine = SQLiteRouteStore.isLine(kind: current.text(1), header: current.blob(2))
+        let header = current.blob(2)
+        let isLine = SQLiteRouteStore.isLine(kind: current.text(1), header: header)
         let rowVersion = current.int64(0)
-        return (max(rowVersion, ledger.live(key, rowVersion: rowVersion).last ?? 0), isLine, current.int64(3))
+        return (max(rowVersion, ledger.live(key, rowVersion: rowVersion).last ?? 0), isLine,
+                WellKnownBinary.hasTimes(header), current.int64(3))
     }
 
     // MARK: Writing
@@ -105,7 +105,8 @@ struct SQLiteRouteTransaction: RouteStoreTransaction {
         upsert.bind(8, made.sequence)
         if let lastFix { upsert.bind(9, lastFix) } else { upsert.bindNull(9) }
         try upsert.run()
-        ledger.reset(key, version: made.sequence, line: route.pointCount, isLine: route.kind == .line, lastFix: lastFix)
+        ledger.reset(key, version: made.sequence, line: route.pointCount, isLine: route.kind == .line,
+                     hasTimes: route.times != nil, lastFix: lastFix)
         return Upserted(version: made.sequence, created: existing?.created ?? made.sequence, inserted: existing == nil)
     }
 

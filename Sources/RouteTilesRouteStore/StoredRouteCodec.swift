@@ -42,9 +42,10 @@ package enum StoredRouteCodec {
 
     /// The route a row makes, or what is wrong with it. `kind` nil takes the kind from the geometry; `properties`
     /// nil or empty is no properties. `tail` is what was appended to the line since it was stored
-    /// (`AppendedTails`): it ends the last part.
+    /// (`AppendedTails`): it ends the last part, with `tailTimes` when the line has times (M).
     package static func route(key: String, version: Int64, created: Int64, properties: String?, wkb: [UInt8]?, layer: String?,
-                             kind: String?, geodesic: Bool, tail: [Coordinate] = [], lastFix: Double? = nil) -> StoredRow {
+                             kind: String?, geodesic: Bool, tail: [Coordinate] = [], tailTimes: [Int64]? = nil,
+                             lastFix: Double? = nil) -> StoredRow {
         func bad(_ message: String) -> StoredRow { .bad(RouteRowProblem(key: key, version: version, message: message)) }
         var parsed: (properties: [Property], geodesic: Bool) = ([], false)
         if let properties, !properties.isEmpty {
@@ -55,10 +56,19 @@ package enum StoredRouteCodec {
         }
         guard let wkb, !wkb.isEmpty else { return bad("the geometry is null") }
         let geometry: WellKnownBinary.Geometry
+        var times: [Int64]?
         do {
-            geometry = try WellKnownBinary.decode(wkb)
+            (geometry, times) = try WellKnownBinary.decodeTimed(wkb)
         } catch {
             return bad("geometry: \(error.message)")
+        }
+        if !tail.isEmpty {
+            switch (times != nil, tailTimes) {
+            case (true, let added?) where added.count == tail.count: times?.append(contentsOf: added)
+            case (false, nil): break
+            case (true, _): return bad("the line has times (M) and its appended positions have none")
+            case (false, _?): return bad("the line has no times (M) and its appended positions have some")
+            }
         }
         let parts: [[Coordinate]]
         let routeKind: RouteKind
@@ -86,7 +96,8 @@ package enum StoredRouteCodec {
             }
         }
         let route = Route(id: id(forKey: key), properties: parsed.properties, parts: parts, origin: "route \(key)",
-                          geodesic: geodesic || parsed.geodesic, layer: layer, kind: routeKind)
+                          geodesic: geodesic || parsed.geodesic, layer: layer, kind: routeKind, times: times)
+        if let problem = route.timeProblem() { return bad("times (M): \(problem)") }
         return .route(StoredRoute(key: key, route: route, version: version, created: created, lastFix: lastFix))
     }
 

@@ -23,6 +23,8 @@ package struct TailLedger: Sendable {
         package var line: Int
         /// Whether the route is a line, which appends extend (its `kind`, or its geometry's type).
         package var isLine = true
+        /// Whether the route keeps a time on every position (its geometry has M).
+        package var hasTimes = false
         package var rows: [Int64] = []
         package var positions = 0
         package var lastFix: Double?
@@ -44,7 +46,8 @@ package struct TailLedger: Sendable {
         package var version: Int64 { max(rowVersion, rows.last ?? 0) }
 
         package static func == (a: Tail, b: Tail) -> Bool {
-            a.rowVersion == b.rowVersion && a.line == b.line && a.isLine == b.isLine && a.rows == b.rows
+            a.rowVersion == b.rowVersion && a.line == b.line && a.isLine == b.isLine && a.hasTimes == b.hasTimes
+                && a.rows == b.rows
                 && a.positions == b.positions && a.lastFix == b.lastFix
         }
 
@@ -109,9 +112,11 @@ package struct TailLedger: Sendable {
     }
 
     /// The route under `key` was written whole (put, replace, trim) at `version`, with `line` positions.
-    package mutating func reset(_ key: String, version: Int64, line: Int, isLine: Bool, lastFix: Double?) {
+    package mutating func reset(_ key: String, version: Int64, line: Int, isLine: Bool, hasTimes: Bool = false,
+                                lastFix: Double?) {
         var tail = Tail(rowVersion: version, line: line)
         tail.isLine = isLine
+        tail.hasTimes = hasTimes
         tail.lastFix = lastFix
         set(key, tail)
     }

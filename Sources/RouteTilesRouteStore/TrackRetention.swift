@@ -58,6 +58,7 @@ public struct TrackRetention: Sendable, Equatable {
             guard drop > 0 else { return nil }
             var trimmed = route
             trimmed.parts = [Array(route.parts[0].dropFirst(drop))]
+            trimmed.times = route.times.map { Array($0.dropFirst(drop)) }
             return trimmed
         }
         var left = keep
@@ -70,6 +71,8 @@ public struct TrackRetention: Sendable, Equatable {
         guard !parts.isEmpty else { return nil }
         var trimmed = route
         trimmed.parts = parts.reversed()
+        // What is kept is a run at the end of the positions, parts flattened: so are its times.
+        trimmed.times = route.times.map { Array($0.suffix(trimmed.pointCount)) }
         return trimmed
     }
 }

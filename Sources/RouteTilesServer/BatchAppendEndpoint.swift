@@ -71,6 +71,8 @@ extension RouteWriteEndpoints {
                 answer.refused.append(.init(id: key, status: 404, error: "no route \(key)"))
             case let .success(.notALine(key)):
                 answer.refused.append(.init(id: key, status: 409, error: Self.notALine(key)))
+            case let .success(.timesDiffer(key, routeHasTimes)):
+                answer.refused.append(.init(id: key, status: 409, error: Self.timesDiffer(key, routeHasTimes: routeHasTimes)))
             case let .success(.applied(made, _, sequences)):
                 change = made
                 if let last = sequences?.upperBound { appliedThrough = max(appliedThrough ?? last, last) }

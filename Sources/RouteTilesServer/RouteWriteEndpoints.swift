@@ -115,6 +115,8 @@ struct RouteWriteEndpoints: Sendable {
             return HTTPAnswers.error(.notFound, "no route \(key)")
         case let .notALine(key):
             return HTTPAnswers.error(.conflict, Self.notALine(key))
+        case let .timesDiffer(key, routeHasTimes):
+            return HTTPAnswers.error(.conflict, Self.timesDiffer(key, routeHasTimes: routeHasTimes))
         case let .applied(change, keys, sequences):
             await handedOn(through: sequences?.upperBound)
             let answer = WriteAnswer(
@@ -133,6 +135,13 @@ struct RouteWriteEndpoints: Sendable {
     func handedOn(through sequence: Int64?) async {
         guard let expireLogWriter, let sequence else { return }
         await expireLogWriter.reached(sequence)
+    }
+
+    /// Why positions cannot extend a route whose times they do not match: 409.
+    static func timesDiffer(_ key: String, routeHasTimes: Bool) -> String {
+        routeHasTimes
+            ? "route \(key) keeps a time on every position; send positions with times"
+            : "route \(key) has no times; PUT it with times first, or send positions without times"
     }
 
     /// Why a route of points (a maneuver) cannot be appended to: 409.

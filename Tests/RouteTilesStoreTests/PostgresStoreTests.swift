@@ -443,6 +443,68 @@ struct PostgresStoreTests {
         await (try await PostgresRouteStore.open(url: url, create: false, timeout: .seconds(60))).close()
     }
 
+    /// Times are the geometry's M (Unix seconds): a schema-5 table (`geometry(Geometry, 4326)`, which refuses M) is
+    /// brought to 6 without a rewrite; PostGIS's own functions read the times RouteTiles wrote; a LineString M
+    /// written with SQL is a route with times and a 2D one a route without; positions without times do not extend
+    /// a timed route.
+    @Test func timesAreMThatPostGISReads() async throws {
+        let (cluster, url, database) = try await newDatabase()
+        await (try await open(url)).close()
+        try await cluster.psql(database, """
+            ALTER TABLE routes DROP CONSTRAINT routes_geom_srid;
+            ALTER TABLE routes ALTER COLUMN geom TYPE geometry(Geometry, 4326);
+            COMMENT ON TABLE routes_changes IS 'RouteTiles route store, schema 5';
+            """)
+        let fileNode = try await cluster.psql(database, "SELECT pg_relation_filenode('routes')")
+        await #expect(throws: RouteStoreError.self) {
+            _ = try await PostgresRouteStore.open(url: url, create: false, timeout: .seconds(60))
+        }
+        let store = try await open(url)
+        #expect(try await cluster.psql(database, "SELECT pg_relation_filenode('routes')") == fileNode)
+        #expect(try await cluster.psql(database, "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'routes'::regclass AND attname = 'geom'") == "geometry")
+
+        let line = [Coordinate(longitude: 2.30, latitude: 48.85), Coordinate(longitude: 2.31, latitude: 48.86),
+                    Coordinate(longitude: 2.32, latitude: 48.87)]
+        let times: [Int64] = [1_795_788_300_000, 1_795_788_330_250, 1_795_788_360_000]
+        _ = try await store.commit(.put([Route(id: .string("van"), parts: [line], times: times)]))
+        #expect(try await cluster.psql(database, "SELECT ST_Zmflag(geom) FROM routes WHERE id = 'van'") == "1")
+        #expect(try await cluster.psql(database, "SELECT ST_M(ST_EndPoint(geom)) FROM routes WHERE id = 'van'") == "1795788360")
+        // Where the van was at 14:05:15, by PostGIS: 15 s into the 30.25 s of the first segment.
+        let located = try await cluster.psql(database, """
+            SELECT ST_AsText(ST_LocateAlong(geom, extract(epoch from timestamptz '2026-11-27T14:05:15Z'))) FROM routes WHERE id = 'van'
+            """)
+        #expect(located.hasPrefix("MULTIPOINT M ((2.30495867") && located.hasSuffix(" 1795788315))"), "\(located)")
+        guard case let .route(van)? = try await store.rows(["van"])["van"] else {
+            Issue.record("no van")
+            return
+        }
+        #expect(van.route.times == times)
+        guard case .timesDiffer(key: "van", routeHasTimes: true) = try await store.commit(.append(key: "van", points: [line[0]])) else {
+            Issue.record("an untimed append to a timed route was not refused")
+            return
+        }
+
+        try await cluster.psql(database, """
+            INSERT INTO routes (id, geom) VALUES
+              ('sql-m', ST_GeomFromText('LINESTRING M (2.3 48.8 1795788300, 2.4 48.9 1795788360.5)', 4326)),
+              ('sql-2d', ST_GeomFromText('LINESTRING (2.3 48.8, 2.4 48.9)', 4326)),
+              ('sql-back', ST_GeomFromText('LINESTRING M (2.3 48.8 1795788300, 2.4 48.9 1795788200)', 4326));
+            """)
+        let rows = try await store.rows(["sql-m", "sql-2d", "sql-back"])
+        guard case let .route(timed)? = rows["sql-m"], case let .route(flat)? = rows["sql-2d"],
+              case let .bad(back)? = rows["sql-back"] else {
+            Issue.record("rows: \(rows)")
+            return
+        }
+        #expect(timed.route.times == [1_795_788_300_000, 1_795_788_360_500])
+        #expect(flat.route.times == nil)
+        #expect(back.message.contains("times (M)"), "\(back.message)")
+        await #expect(throws: (any Error).self) {
+            try await cluster.psql(database, "INSERT INTO routes (id, geom) VALUES ('wrong-srid', ST_GeomFromText('LINESTRING (2.3 48.8, 2.4 48.9)', 3857))")
+        }
+        await store.close()
+    }
+
     /// A writer in plain SQL updates a row while RouteTiles, holding the writers' lock, writes the same row: the
     /// SQL statement waits for the lock before it locks any row, so neither fails with a deadlock.
     @Test func sqlWritersAndRouteTilesDoNotDeadlock() async throws {
