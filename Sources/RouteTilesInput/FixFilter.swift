@@ -55,6 +55,29 @@ public struct FixFilter: Sendable, Equatable {
         return dropped
     }
 
+    /// `filter(_:)` over points with their times (nil: none), which drop with their points.
+    public func filter(_ points: inout [Coordinate], times: inout [Int64]?) -> Dropped {
+        guard isActive, let held = times else { return filter(&points) }
+        var dropped = Dropped()
+        var keptPoints: [Coordinate] = []
+        var keptTimes: [Int64] = []
+        keptPoints.reserveCapacity(points.count)
+        keptTimes.reserveCapacity(points.count)
+        for (c, time) in zip(points, held) {
+            if dropInvalid && !Self.isPosition(c) {
+                dropped.invalid += 1
+            } else if dropZero && c.longitude == 0 && c.latitude == 0 {
+                dropped.zero += 1
+            } else {
+                keptPoints.append(c)
+                keptTimes.append(time)
+            }
+        }
+        points = keptPoints
+        times = keptTimes
+        return dropped
+    }
+
     /// Whether `c` can be where a device is: finite, latitude within ±90°, longitude within ±180°.
     static func isPosition(_ c: Coordinate) -> Bool {
         (-90...90).contains(c.latitude) && (-180...180).contains(c.longitude)

@@ -56,7 +56,7 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
     /// From the ledger alone: the routes it lacked were read before the batch (`prepare(forBatch:)`).
     nonisolated(nonsending) func appendTarget(_ key: String) async throws -> AppendTarget {
         guard let tail = store.ledger({ $0.ledger.tail(of: key) }) else { return .missing }
-        return tail.isLine ? .line(hasTimes: tail.hasTimes) : .notALine
+        return tail.isLine ? .line(hasTimes: tail.hasTimes, lastTime: tail.lastTime) : .notALine
     }
 
     /// Routes appended to that the ledger does not know are read from their rows, in one query (a route the feed's
@@ -140,8 +140,14 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
         return sequence
     }
 
-    /// Queued for `flushAppends`.
-    nonisolated(nonsending) mutating func append(_ points: [Coordinate], to key: String) async throws -> RouteChange? {
+    /// Queued for `flushAppends`. Fixes with times are not kept by this store's feed yet: refused, nothing written.
+    nonisolated(nonsending) mutating func append(_ points: [Coordinate], times: [Int64]?, to key: String) async throws
+        -> RouteChange?
+    {
+        guard times == nil else {
+            throw RouteStoreError(store: store.displayName, message: "route \(key): appending fixes with times is not "
+                                  + "supported by the PostgreSQL store yet; write the route whole (PUT) with its times")
+        }
         appends.append((key, points))
         return nil
     }

@@ -49,10 +49,10 @@ public final class MemoryRouteStore: RouteStore {
 
         /// Adds a change to the feed, dropping the older half of it when it holds more than `retainedChanges`.
         mutating func record(_ key: String, _ operation: RouteChange.Operation, base: Int64? = nil,
-                             points: [Coordinate] = [], time: Double? = nil) -> RouteChange {
+                             points: [Coordinate] = [], time: Double? = nil, times: [Int64]? = nil) -> RouteChange {
             sequence += 1
             let made = RouteChange(sequence: sequence, key: key, operation: operation, baseVersion: base, points: points,
-                                   time: time)
+                                   time: time, times: times)
             changes.append(made)
             if changes.count > retainedChanges { changes.removeFirst(changes.count / 2) }
             return made

@@ -20,7 +20,7 @@ struct MemoryRouteTransaction: RouteStoreTransaction {
         store.state.withLock { state in
             guard let row = state.rows[key] else { return .missing }
             guard row.header.route.kind == .line, row.positions.partCount > 0 else { return .notALine }
-            return .line(hasTimes: row.header.route.times != nil)
+            return .line(hasTimes: row.header.route.times != nil, lastTime: row.header.route.times?.last)
         }
     }
 
@@ -40,8 +40,8 @@ struct MemoryRouteTransaction: RouteStoreTransaction {
         }
     }
 
-    /// Extends the route's packed positions in place, its version and last fix those of the change.
-    func append(_ points: [Coordinate], to key: String) throws -> RouteChange? {
+    /// Extends the route's packed positions (and its times) in place, its version and last fix those of the change.
+    func append(_ points: [Coordinate], times: [Int64]?, to key: String) throws -> RouteChange? {
         try store.state.withLock { state in
             // Out of the table while it changes, so that its points are extended in place, not copied.
             guard var row = state.rows.removeValue(forKey: key) else {
@@ -49,8 +49,9 @@ struct MemoryRouteTransaction: RouteStoreTransaction {
             }
             defer { state.rows[key] = row }
             let made = state.record(key, .append, base: row.header.version, points: points,
-                                    time: Date().timeIntervalSince1970)
+                                    time: Date().timeIntervalSince1970, times: times)
             row.positions.appendToLastPart(points)
+            if let times { row.header.route.times?.append(contentsOf: times) }
             row.header.version = made.sequence
             row.header.lastFix = made.time
             return made

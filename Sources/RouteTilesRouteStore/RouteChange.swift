@@ -31,15 +31,19 @@ public struct RouteChange: Sendable, Equatable {
     /// For an append: when the store committed it (Unix seconds), which the position layer shows as the time of
     /// the route's last fix; the same on every replica, since it is read from the store.
     public var time: Double?
+    /// For an append to a route with times: the time of each point (milliseconds since 1970), in order, each after
+    /// the route's last; nil for a route without times.
+    public var times: [Int64]?
 
     /// A change of the route stored under `key`.
     public init(sequence: Int64, key: String, operation: Operation, baseVersion: Int64? = nil,
-                points: [Coordinate] = [], time: Double? = nil) {
+                points: [Coordinate] = [], time: Double? = nil, times: [Int64]? = nil) {
         self.sequence = sequence
         self.key = key
         self.operation = operation
         self.baseVersion = baseVersion
         self.points = points
         self.time = time
+        self.times = times
     }
 }

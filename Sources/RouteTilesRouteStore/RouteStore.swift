@@ -150,6 +150,11 @@ public enum RouteWrite: Sendable {
     case remove(key: String)
     /// Extends the last part of the line route stored under `key`.
     case append(key: String, points: [Coordinate])
+    /// Extends the line route stored under `key`, which has a time on every position, with fixes and their times
+    /// (milliseconds since 1970, one per point, in any order): a fix whose time the route holds already is a
+    /// duplicate (a client's retry) and is dropped; fixes after the route's last are appended; a fix before it is put
+    /// in time order, which rewrites the route (`RouteWriteRule`).
+    case appendTimed(key: String, points: [Coordinate], times: [Int64])
     /// Keeps only the last `keep` positions of the line route stored under `key` (`TrackRetention.trimmed`), its
     /// last fix as it was; a route no longer than that is left as it is (no change).
     case trim(key: String, keep: Int)
@@ -158,7 +163,8 @@ public enum RouteWrite: Sendable {
     public var key: String? {
         switch self {
         case .put: return nil
-        case let .replace(key, _), let .remove(key), let .append(key, _), let .trim(key, _): return key
+        case let .replace(key, _), let .remove(key), let .append(key, _), let .appendTimed(key, _, _), let .trim(key, _):
+            return key
         }
     }
 }

@@ -42,10 +42,12 @@ package protocol RouteStoreTransaction {
     /// Removes the route stored under `key` with its change; the change's sequence, or nil when no row is stored.
     nonisolated(nonsending) mutating func delete(_ key: String) async throws -> Int64?
 
-    /// Adds the change of an append to `key`, a line (`appendTarget`). The store picks its time and its base (the
-    /// route's version, earlier appends of this transaction included) and updates its ledger. Returns the change
-    /// when it is written now, nil when it is queued for `flushAppends`.
-    nonisolated(nonsending) mutating func append(_ points: [Coordinate], to key: String) async throws -> RouteChange?
+    /// Adds the change of an append to `key`, a line (`appendTarget`), with the points' `times` when the route has
+    /// times (each after its last). The store picks its time and its base (the route's version, earlier appends of
+    /// this transaction included) and updates its ledger. Returns the change when it is written now, nil when it is
+    /// queued for `flushAppends`.
+    nonisolated(nonsending) mutating func append(_ points: [Coordinate], times: [Int64]?, to key: String) async throws
+        -> RouteChange?
 
     /// Writes the queued appends together and returns their changes, in the order they were queued. By default
     /// nothing (a store that never queues).
@@ -89,8 +91,9 @@ package enum AppendTarget: Sendable {
     case missing
     /// A route of points, which cannot be extended (`notALine`).
     case notALine
-    /// A line, which the append extends; `hasTimes` when the route keeps a time on every position.
-    case line(hasTimes: Bool)
+    /// A line, which the append extends; `hasTimes` when the route keeps a time on every position, and then
+    /// `lastTime`, the time of its last position (the ledger's, with its own appends of this transaction).
+    case line(hasTimes: Bool, lastTime: Int64?)
 }
 
 /// A route as `RouteStoreTransaction.upsert` wrote it.

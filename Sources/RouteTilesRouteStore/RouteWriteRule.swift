@@ -18,7 +18,7 @@ package enum RouteWriteRule {
         results.reserveCapacity(writes.count)
         var queued: [Int] = []  // the results that wait for `flushAppends`; stays empty (unallocated) for most stores
         for write in writes {
-            let isAppend = write.appendKey != nil
+            let isAppend = try await isAppend(write, in: &tx)
             if !isAppend { try await flush(&queued, into: &results, in: &tx) }
             let mark = try await tx.beginWrite(isAppend ? .append : .whole, inBatchOf: writes.count)
             do {
@@ -37,6 +37,19 @@ package enum RouteWriteRule {
         }
         try await flush(&queued, into: &results, in: &tx)
         return results
+    }
+
+    /// Whether `write` is an append (one feed row, which a store may queue): an append, or fixes with times that all
+    /// come after the route's last. A late fix rewrites the route, and is a whole write.
+    nonisolated(nonsending)
+    private static func isAppend<T: RouteStoreTransaction>(_ write: RouteWrite, in tx: inout T) async throws -> Bool {
+        switch write {
+        case .append: return true
+        case let .appendTimed(key, points, times):
+            guard case let .line(hasTimes: true, lastTime) = try await tx.appendTarget(key) else { return true }
+            return TimedFixes(points: points, times: times).plan(after: lastTime) != .merge
+        default: return false
+        }
     }
 
     /// The result of a queued append until `flush` gives it its change (allocates nothing).
@@ -71,10 +84,42 @@ package enum RouteWriteRule {
             case .missing: return .notFound(key: key)
             case .notALine: return .notALine(key: key)
             // Positions without times cannot extend a route that has a time on every position.
-            case .line(hasTimes: true): return .timesDiffer(key: key, routeHasTimes: true)
-            case .line: return try await tx.append(points, to: key).map { .committed(changes: [$0], written: []) }
+            case .line(hasTimes: true, _): return .timesDiffer(key: key, routeHasTimes: true)
+            case .line: return try await tx.append(points, times: nil, to: key).map { .committed(changes: [$0], written: []) }
+            }
+        case let .appendTimed(key, points, times):
+            switch try await tx.appendTarget(key) {
+            case .missing: return .notFound(key: key)
+            case .notALine: return .notALine(key: key)
+            case .line(hasTimes: false, _): return .timesDiffer(key: key, routeHasTimes: false)
+            case let .line(hasTimes: true, lastTime):
+                let fixes = TimedFixes(points: points, times: times)
+                switch fixes.plan(after: lastTime) {
+                case let .append(fresh, _):
+                    // Every fix a duplicate of the last: nothing to write.
+                    guard !fresh.points.isEmpty else { return .committed(changes: [], written: []) }
+                    return try await tx.append(fresh.points, times: fresh.times, to: key)
+                        .map { .committed(changes: [$0], written: []) }
+                case .merge:
+                    return try await merge(fixes, into: key, in: &tx)
+                }
             }
         }
+    }
+
+    /// Fixes of which one is late (before the route's last): the route is read, the fixes merged into its
+    /// timeline, and it is written whole, its last fix kept.
+    nonisolated(nonsending)
+    private static func merge<T: RouteStoreTransaction>(_ fixes: TimedFixes, into key: String, in tx: inout T) async throws
+        -> RouteWriteResult
+    {
+        guard case let .route(held)? = try await tx.read(key) else { return .notFound(key: key) }
+        guard held.route.times != nil else { return .timesDiffer(key: key, routeHasTimes: false) }
+        guard let route = fixes.merged(into: held.route).route else { return .committed(changes: [], written: []) }
+        let upserted = try await tx.upsert(route, key: key, lastFix: held.lastFix)
+        return .committed(changes: [RouteChange(sequence: upserted.version, key: key, operation: .update)],
+                          written: [StoredRoute(key: key, route: route, version: upserted.version,
+                                                created: upserted.created, lastFix: held.lastFix)])
     }
 
     /// Writes routes whole: those without an id get the store's next free numbers.
@@ -150,10 +195,20 @@ package enum RouteWriteRule {
 }
 
 extension RouteWrite {
+    /// Whether the write is an append of no point (every fix dropped by the glitch filters).
+    package var appendsNoPoint: Bool {
+        switch self {
+        case let .append(_, points), let .appendTimed(_, points, _): return points.isEmpty
+        default: return false
+        }
+    }
+
     /// The key of an append, nil for any other write: appends are the writes a store may write together.
     package var appendKey: String? {
-        if case let .append(key, _) = self { return key }
-        return nil
+        switch self {
+        case let .append(key, _), let .appendTimed(key, _, _): return key
+        default: return nil
+        }
     }
 }
 

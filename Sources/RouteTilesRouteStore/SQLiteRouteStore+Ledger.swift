@@ -92,8 +92,20 @@ extension SQLiteRouteStore {
     /// What `learn` and `relearn` read of a route's row: version, line size, fix time, kind and geometry header
     /// (which tells whether the route has times, and its kind when the row has none).
     static let ledgerColumns = """
-        version, length(geom) / 16, fixed_at, kind, substr(geom, 1, 5)
+        version, length(geom) / 16, fixed_at, kind, substr(geom, 1, 5), substr(geom, -8)
         """
+
+    /// The time of a position whose M is the 8 bytes `bytes` (little-endian: RouteTiles writes nothing else), nil
+    /// when they are no time.
+    static func lastTime(_ bytes: [UInt8]) -> Int64? {
+        guard bytes.count == 8 else { return nil }
+        var bits: UInt64 = 0
+        for (i, byte) in bytes.enumerated() { bits |= UInt64(byte) << (8 * UInt64(i)) }
+        return TimeValue.seconds(Double(bitPattern: bits))
+    }
+
+    /// The last 8 bytes of a feed row's MultiPoint when it has M (its last time), else NULL.
+    static let rowLastM = "CASE WHEN substr(c.points, 2, 2) = x'EC03' THEN substr(c.points, -8) END"
 
     /// The ledger entry of a row read with `ledgerColumns` from column `first` on.
     static func ledgerTail(_ s: SQLiteDatabase.Statement, from first: Int32) -> TailLedger.Tail {
@@ -102,6 +114,7 @@ extension SQLiteRouteStore {
         let header = s.blob(first + 4)
         tail.isLine = isLine(kind: s.text(first + 3), header: header)
         tail.hasTimes = WellKnownBinary.hasTimes(header)
+        if tail.hasTimes { tail.lastTime = lastTime(s.blob(first + 5)) }
         return tail
     }
 
@@ -114,7 +127,7 @@ extension SQLiteRouteStore {
             tails[routes.text(0) ?? ""] = ledgerTail(routes, from: 1)
         }
         let rows = try db.prepare("""
-            SELECT c.route_id, c.seq, \(rowPositions), c.changed_at FROM route_changes c
+            SELECT c.route_id, c.seq, \(rowPositions), c.changed_at, \(rowLastM) FROM route_changes c
             JOIN routes r ON r.id = c.route_id WHERE c.op = 'append' AND c.seq > r.version ORDER BY c.seq
             """)
         while try rows.step() {
@@ -123,6 +136,7 @@ extension SQLiteRouteStore {
             tail.rows.append(rows.int64(1))
             tail.positions += rows.int(2)
             tail.lastFix = rows.double(3)
+            if !rows.isNull(4) { tail.lastTime = lastTime(rows.blob(4)) }
             tails[key] = tail
         }
         return (tails, try db.int64("SELECT COALESCE(MAX(seq), 0) FROM route_changes"))
@@ -132,7 +146,8 @@ extension SQLiteRouteStore {
     /// one's own update it as they are written). Within a write transaction, nothing can commit in between.
     static func sync(_ db: SQLiteDatabase, _ ledger: inout TailLedger) throws {
         let s = try db.cached("""
-            SELECT c.seq, c.route_id, c.op, \(rowPositions), c.changed_at FROM route_changes c WHERE c.seq > ? ORDER BY c.seq
+            SELECT c.seq, c.route_id, c.op, \(rowPositions), c.changed_at, \(rowLastM) FROM route_changes c
+            WHERE c.seq > ? ORDER BY c.seq
             """)
         s.bind(1, ledger.seen)
         defer { s.reset() }
@@ -149,7 +164,8 @@ extension SQLiteRouteStore {
             let key = s.text(1) ?? ""
             switch s.text(2) {
             case "append":
-                ledger.append(key, seq: seq, count: s.isNull(3) ? 0 : max(0, s.int(3)), time: s.double(4))
+                ledger.append(key, seq: seq, count: s.isNull(3) ? 0 : max(0, s.int(3)), time: s.double(4),
+                              lastTime: s.isNull(5) ? nil : lastTime(s.blob(5)))
             case "delete":
                 ledger.remove(key)
             default:
@@ -167,7 +183,7 @@ extension SQLiteRouteStore {
         guard try row.step() else { return false }
         let tail = ledgerTail(row, from: 0)
         ledger.reset(key, version: tail.rowVersion, line: tail.line, isLine: tail.isLine, hasTimes: tail.hasTimes,
-                     lastFix: tail.lastFix)
+                     lastTime: tail.lastTime, lastFix: tail.lastFix)
         return true
     }
 

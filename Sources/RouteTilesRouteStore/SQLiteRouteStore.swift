@@ -104,12 +104,13 @@ public final class SQLiteRouteStore: RouteStore {
                     throw RouteStoreError(store: displayName, message: "change \(s.int64(0)) has an unknown op '\(s.text(2) ?? "")'")
                 }
                 var points: [Coordinate] = []
+                var times: [Int64]?
                 if operation == .append, !s.isNull(4) {
-                    if case let .points(p)? = try? WellKnownBinary.decode(s.blob(4)) { points = p }
+                    if case let (.points(p), t)? = try? WellKnownBinary.decodeTimed(s.blob(4)) { (points, times) = (p, t) }
                 }
                 changes.append(RouteChange(sequence: s.int64(0), key: s.text(1) ?? "", operation: operation,
                                            baseVersion: s.isNull(3) ? nil : s.int64(3), points: points,
-                                           time: operation == .append ? s.double(5) : nil))
+                                           time: operation == .append ? s.double(5) : nil, times: times))
             }
             // Rows may have been pruned (`DELETE FROM route_changes WHERE …`): a reader that needs changes older
             // than the oldest kept must load everything again. Sequence numbers leave no gap of their own

@@ -46,10 +46,13 @@ struct SQLiteRouteTransaction: RouteStoreTransaction {
 
     /// From the ledger; a key it lacks (it always should have it) is looked up, and learnt.
     mutating func appendTarget(_ key: String) throws -> AppendTarget {
-        if let tail = ledger.tail(of: key) { return tail.isLine ? .line(hasTimes: tail.hasTimes) : .notALine }
-        guard let found = try stored(key) else { return .missing }
-        _ = try SQLiteRouteStore.relearn(key, db, &ledger)
-        return found.isLine ? .line(hasTimes: found.hasTimes) : .notALine
+        if let tail = ledger.tail(of: key) {
+            return tail.isLine ? .line(hasTimes: tail.hasTimes, lastTime: tail.lastTime) : .notALine
+        }
+        guard try stored(key) != nil, try SQLiteRouteStore.relearn(key, db, &ledger), let tail = ledger.tail(of: key) else {
+            return .missing
+        }
+        return tail.isLine ? .line(hasTimes: tail.hasTimes, lastTime: tail.lastTime) : .notALine
     }
 
     /// One past the largest numeric key stored now (0 when every route in `routes` has an id): the number of a
@@ -106,7 +109,7 @@ struct SQLiteRouteTransaction: RouteStoreTransaction {
         if let lastFix { upsert.bind(9, lastFix) } else { upsert.bindNull(9) }
         try upsert.run()
         ledger.reset(key, version: made.sequence, line: route.pointCount, isLine: route.kind == .line,
-                     hasTimes: route.times != nil, lastFix: lastFix)
+                     hasTimes: route.times != nil, lastTime: route.times?.last, lastFix: lastFix)
         return Upserted(version: made.sequence, created: existing?.created ?? made.sequence, inserted: existing == nil)
     }
 
@@ -122,25 +125,32 @@ struct SQLiteRouteTransaction: RouteStoreTransaction {
 
     /// The positions go to the route's tail, the feed's row of the append: the stored line is not rewritten
     /// (`AppendedTails`). Written now: nothing is queued.
-    mutating func append(_ points: [Coordinate], to key: String) throws -> RouteChange? {
+    mutating func append(_ points: [Coordinate], times: [Int64]?, to key: String) throws -> RouteChange? {
         let base = ledger.tail(of: key)?.version ?? 0
-        let made = try change(key, .append, base: base, points: points, time: Date().timeIntervalSince1970)
-        if ledger.append(key, seq: made.sequence, count: points.count, time: made.time, points: points) { due.append(key) }
+        let made = try change(key, .append, base: base, points: points, time: Date().timeIntervalSince1970, times: times)
+        if ledger.append(key, seq: made.sequence, count: points.count, time: made.time, points: points,
+                         lastTime: times?.last) {
+            due.append(key)
+        }
         return made
     }
 
     /// Adds a change to the feed.
     private mutating func change(_ key: String, _ operation: RouteChange.Operation, base: Int64? = nil,
-                                 points: [Coordinate] = [], time: Double? = nil) throws -> RouteChange {
+                                 points: [Coordinate] = [], time: Double? = nil, times: [Int64]? = nil) throws -> RouteChange {
         addChange.bind(1, key)
         addChange.bind(2, operation.rawValue)
         if let base { addChange.bind(3, base) } else { addChange.bindNull(3) }
-        if operation == .append { addChange.bind(4, WellKnownBinary.multiPoint(points)) } else { addChange.bindNull(4) }
+        if operation == .append {
+            addChange.bind(4, WellKnownBinary.multiPoint(points, times: times))
+        } else {
+            addChange.bindNull(4)
+        }
         if let time { addChange.bind(5, time) } else { addChange.bindNull(5) }
         try addChange.run()
         ledger.saw(db.lastInsertRowID)
         return RouteChange(sequence: db.lastInsertRowID, key: key, operation: operation, baseVersion: base,
-                           points: points, time: time)
+                           points: points, time: time, times: times)
     }
 
     // MARK: Imports from files

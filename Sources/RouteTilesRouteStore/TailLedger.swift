@@ -23,8 +23,10 @@ package struct TailLedger: Sendable {
         package var line: Int
         /// Whether the route is a line, which appends extend (its `kind`, or its geometry's type).
         package var isLine = true
-        /// Whether the route keeps a time on every position (its geometry has M).
+        /// Whether the route keeps a time on every position (its geometry has M), and the time of its last position
+        /// (its tail's included), which tells a late fix from one that appends.
         package var hasTimes = false
+        package var lastTime: Int64?
         package var rows: [Int64] = []
         package var positions = 0
         package var lastFix: Double?
@@ -34,8 +36,9 @@ package struct TailLedger: Sendable {
         /// partly folded, or grown past `keptPoints` holds none, and is read from its rows.
         package private(set) var points: [Coordinate] = []
 
-        /// `points`, when they are the positions of every row.
-        var knownPoints: [Coordinate]? { points.count == positions ? points : nil }
+        /// `points`, when they are the positions of every row (a tail with times is read from its rows, which hold
+        /// the times too).
+        var knownPoints: [Coordinate]? { points.count == positions && !hasTimes ? points : nil }
 
         package init(rowVersion: Int64, line: Int) {
             self.rowVersion = rowVersion
@@ -47,6 +50,7 @@ package struct TailLedger: Sendable {
 
         package static func == (a: Tail, b: Tail) -> Bool {
             a.rowVersion == b.rowVersion && a.line == b.line && a.isLine == b.isLine && a.hasTimes == b.hasTimes
+                && a.lastTime == b.lastTime
                 && a.rows == b.rows
                 && a.positions == b.positions && a.lastFix == b.lastFix
         }
@@ -80,7 +84,7 @@ package struct TailLedger: Sendable {
     /// copy to extend them: that made each append cost its route's tail.
     private enum Undo {
         case tail(key: String, Tail?)
-        case appended(key: String, positions: Int, lastFix: Double?, points: Int)
+        case appended(key: String, positions: Int, lastFix: Double?, lastTime: Int64?, points: Int)
     }
     /// The old values of what a write changed, newest last, for `rollBack(to:)`.
     private var undo: [Undo] = []
@@ -113,10 +117,11 @@ package struct TailLedger: Sendable {
 
     /// The route under `key` was written whole (put, replace, trim) at `version`, with `line` positions.
     package mutating func reset(_ key: String, version: Int64, line: Int, isLine: Bool, hasTimes: Bool = false,
-                                lastFix: Double?) {
+                                lastTime: Int64? = nil, lastFix: Double?) {
         var tail = Tail(rowVersion: version, line: line)
         tail.isLine = isLine
         tail.hasTimes = hasTimes
+        tail.lastTime = lastTime
         tail.lastFix = lastFix
         set(key, tail)
     }
@@ -130,10 +135,12 @@ package struct TailLedger: Sendable {
     /// row's positions when the caller has them (its own append), are kept for the fold (`knownPoints`); without
     /// them the tail's positions are read from its rows.
     @discardableResult
-    package mutating func append(_ key: String, seq: Int64, count: Int, time: Double?, points: [Coordinate]? = nil) -> Bool {
+    package mutating func append(_ key: String, seq: Int64, count: Int, time: Double?, points: [Coordinate]? = nil,
+                                 lastTime: Int64? = nil) -> Bool {
         guard let index = tails.index(forKey: key), seq > tails.values[index].version else { return false }
         undo.append(.appended(key: key, positions: tails.values[index].positions, lastFix: tails.values[index].lastFix,
-                              points: tails.values[index].points.count))
+                              lastTime: tails.values[index].lastTime, points: tails.values[index].points.count))
+        if let lastTime { tails.values[index].lastTime = lastTime }
         // In place: the tail's rows are extended, not copied.
         tails.values[index].rows.append(seq)
         tails.values[index].positions += count
@@ -173,11 +180,12 @@ package struct TailLedger: Sendable {
             switch change {
             case let .tail(key, tail):
                 tails[key] = tail
-            case let .appended(key, positions, lastFix, points):
+            case let .appended(key, positions, lastFix, lastTime, points):
                 guard let index = tails.index(forKey: key) else { continue }
                 tails.values[index].rows.removeLast()
                 tails.values[index].positions = positions
                 tails.values[index].lastFix = lastFix
+                tails.values[index].lastTime = lastTime
                 tails.values[index].dropPoints(to: points)
             }
         }

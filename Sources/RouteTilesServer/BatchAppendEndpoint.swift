@@ -16,7 +16,8 @@ extension RouteWriteEndpoints {
         }
         let lists: [(key: String, points: Result<PositionListReader.PositionList, PositionListReader.Problem>)]
         do {
-            lists = try PositionListReader.readBatch(body, file: "request body", filter: configuration.fixFilter)
+            lists = try PositionListReader.readBatch(body, file: "request body", filter: configuration.fixFilter,
+                                                     latest: configuration.latestFixTime)
         } catch {
             return HTTPAnswers.error(.badRequest, "\(error)")
         }
@@ -40,7 +41,7 @@ extension RouteWriteEndpoints {
                     answer.applied.append(.init(id: key, points: 0, dropped: list.dropped))
                 }
             case let .success(list):
-                writes.append(.append(key: key, points: list.points))
+                writes.append(Self.appendWrite(key, list))
                 counts.append(list.points.count)
                 dropped.append(list.dropped)
                 droppedInAll += list.dropped

@@ -58,10 +58,17 @@ struct RouteWriteEndpoints: Sendable {
     /// written and the answer says so (200, with the route's generation and no sequence).
     func appendToRoute(_ request: Request, key: String) async -> Response {
         let filter = configuration.fixFilter
+        let latest = configuration.latestFixTime
         return await filteredWrite(request) { body in
-            let list = try PositionListReader.read(body, file: "request body", filter: filter)
-            return (.append(key: key, points: list.points), list.dropped)
+            let list = try PositionListReader.read(body, file: "request body", filter: filter, latest: latest)
+            return (Self.appendWrite(key, list), list.dropped)
         }
+    }
+
+    /// The write of a point list: with times, fixes the store puts in time order; without, positions.
+    static func appendWrite(_ key: String, _ list: PositionListReader.PositionList) -> RouteWrite {
+        guard let times = list.times else { return .append(key: key, points: list.points) }
+        return .appendTimed(key: key, points: list.points, times: times)
     }
 
     /// A write made from the request's body: the body read within the limit and turned into the write by `make`
@@ -87,7 +94,7 @@ struct RouteWriteEndpoints: Sendable {
             return HTTPAnswers.error(.badRequest, "\(error)")
         }
         if dropped.total > 0 { metrics.dropped(dropped) }
-        if case let .append(key, points) = write, points.isEmpty {
+        if let key = write.appendKey, write.appendsNoPoint {
             guard sync.version(of: key) != nil else { return HTTPAnswers.error(.notFound, "no route \(key)") }
             let answer = WriteAnswer(generation: sync.routes.snapshot.generation, ids: [key], invalidatedCachedTiles: 0,
                                      invalidatedTiles: 0, sequence: nil, dropped: dropped)

@@ -53,6 +53,15 @@ public struct ServerConfiguration: Sendable {
     /// Glitch filters of appended fixes (`POST /routes/{id}/points`, `POST /routes/points`): dropped fixes are
     /// counted in `/metrics` (`routetiles_fixes_dropped_total`) and named in the answer. Off by default.
     public var fixFilter = FixFilter()
+    /// How far ahead of this server's clock a fix's time may be (milliseconds; `serve --max-fix-skew`, 10 minutes by
+    /// default): a later one is a 400, as a position out of range is. Times in the past are fine (a phone's offline
+    /// backlog).
+    public var maxFixSkew: Int64 = 600_000
 
     public init() {}
+
+    /// The latest time a fix may have now (`maxFixSkew` past the clock).
+    var latestFixTime: Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded()) + maxFixSkew
+    }
 }

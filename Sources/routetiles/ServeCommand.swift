@@ -118,6 +118,10 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "zero,invalid"))
     var dropFixes: String?
 
+    @Option(help: ArgumentHelp("How far ahead of this server's clock a fix's time (\"t\") may be: 90s, 10m, 1h. A later one gets 400. Times in the past are always accepted (a phone's offline backlog).",
+                               valueName: "duration"))
+    var maxFixSkew: String = "10m"
+
     /// The glitch filters `--drop-fixes` names.
     var fixFilter: FixFilter {
         get throws {
@@ -194,6 +198,9 @@ struct ServeCommand: AsyncParsableCommand {
         if positionLayer.isEmpty { throw ValidationError("--position-layer takes a layer name or 'none'") }
         if maxAppendTiles < 64 { throw ValidationError("--max-append-tiles must be at least 64") }
         _ = try fixFilter
+        if TimeValue.duration(maxFixSkew) == nil {
+            throw ValidationError("--max-fix-skew takes a duration such as 90s, 10m or 1h; '\(maxFixSkew)' is none")
+        }
         if positionLayer != "none", positionLayer == tiling.layer {
             throw ValidationError("--position-layer must differ from --layer ('\(tiling.layer)')")
         }
@@ -233,6 +240,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let concurrency { c.generationConcurrency = concurrency }
         c.generationQueueLimit = queueLimit
         c.fixFilter = (try? fixFilter) ?? FixFilter()
+        c.maxFixSkew = TimeValue.duration(maxFixSkew) ?? c.maxFixSkew
         return c
     }
 

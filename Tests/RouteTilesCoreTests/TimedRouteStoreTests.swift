@@ -122,4 +122,95 @@ import RouteTilesCoreTestSupport
         let hashes = Set([route, shifted, untimed].map { RouteContentHash.of($0, key: "van") })
         #expect(hashes.count == 3)
     }
+
+    /// Property: fixes sent in any order, repeated, one or more at a time, end as the sorted timeline without
+    /// duplicates, in every store, with every time in place; a store opened again reads the same.
+    @Test(arguments: Kind.allCases)
+    func fixesInAnyOrderEndInTimeOrderOnce(kind: Kind) async throws {
+        let folder = try TemporaryFolder()
+        var rng = SeededGenerator(seed: kind == .memory ? 3505 : 3506)
+        var store = try Self.open(kind, in: folder)
+        for round in 0..<8 {
+            let key = "van\(round)"
+            // The truth: a track of fixes a second or so apart.
+            var time: Int64 = 1_795_788_300_000
+            let track = Sample.track(count: 120, lon: 2.35, lat: 48.85, step: 0.0004, using: &rng).map { point -> (Coordinate, Int64) in
+                time += Int64.random(in: 500...3000, using: &rng)
+                return (point, time)
+            }
+            // Stored first: the first 20, in two parts when the round is odd.
+            let first = Array(track.prefix(20))
+            let parts = round % 2 == 1 ? [first.prefix(10).map(\.0), first.suffix(10).map(\.0)] : [first.map(\.0)]
+            _ = try await store.commit(.put([Route(id: .string(key), parts: parts, times: first.map(\.1))]))
+            // The rest, shuffled a little (late fixes), in batches, some sent twice (retries), some repeating stored ones.
+            var rest = Array(track.dropFirst(20))
+            for i in rest.indices where Int.random(in: 0..<4, using: &rng) == 0 {
+                let j = min(rest.count - 1, i + Int.random(in: 1...6, using: &rng))
+                rest.swapAt(i, j)
+            }
+            var sent = 0
+            while sent < rest.count {
+                let count = min(rest.count - sent, Int.random(in: 1...9, using: &rng))
+                var batch = Array(rest[sent..<(sent + count)])
+                if Bool.random(using: &rng) { batch += batch.prefix(2) }
+                if Bool.random(using: &rng), let again = track.prefix(20 + sent).randomElement(using: &rng) { batch.append(again) }
+                let result = try await store.commit(.appendTimed(key: key, points: batch.map(\.0), times: batch.map(\.1)))
+                guard case .committed = result else {
+                    Issue.record("round \(round): \(result)")
+                    return
+                }
+                sent += count
+            }
+            if kind == .sqlite, round % 3 == 2 {
+                await store.close()
+                store = try Self.open(kind, in: folder)
+            }
+            guard case let .route(stored)? = try await store.rows([key])[key] else {
+                Issue.record("round \(round): no route")
+                return
+            }
+            #expect(stored.route.times == track.map(\.1), "round \(round)")
+            #expect(stored.route.parts.flatMap { $0 } == track.map(\.0), "round \(round)")
+            #expect(stored.route.timeProblem() == nil)
+        }
+        // A store's feed carries the times of its appends, for the replicas.
+        let changes = try await store.changes(after: 0, limit: 10_000)
+        #expect(changes.contains { $0.operation == .append && $0.times?.count == $0.points.count })
+        #expect(changes.filter { $0.operation == .append }.allSatisfy { $0.times != nil })
+        await store.close()
+    }
+
+    @Test(arguments: Kind.allCases)
+    func fixesWithTimesDoNotExtendARouteWithout(kind: Kind) async throws {
+        let folder = try TemporaryFolder()
+        let store = try Self.open(kind, in: folder)
+        _ = try await store.commit(.put([Route(id: .string("plain"), parts: Sample.parisRoutes(count: 1, points: 30)[0].parts)]))
+        let result = try await store.commit(.appendTimed(key: "plain", points: [Coordinate(longitude: 2.3, latitude: 48.8)],
+                                                         times: [1_795_788_300_000]))
+        guard case .timesDiffer(key: "plain", routeHasTimes: false) = result else {
+            Issue.record("\(result)")
+            return
+        }
+        await store.close()
+    }
+
+    @Test func timedFixesPlanAndMerge() {
+        let p = (0..<6).map { Coordinate(longitude: Double($0), latitude: 0) }
+        // Sorted, a repeated time kept once (the first sent).
+        let fixes = TimedFixes(points: [p[2], p[0], p[1], p[3]], times: [30, 10, 20, 10])
+        #expect(fixes.times == [10, 20, 30] && fixes.points == [p[0], p[1], p[2]])
+        #expect(fixes.plan(after: nil) == .append(fixes, duplicates: 0))
+        #expect(fixes.plan(after: 5) == .append(fixes, duplicates: 0))
+        #expect(fixes.plan(after: 10) == .append(TimedFixes(points: [p[1], p[2]], times: [20, 30]), duplicates: 1))
+        #expect(fixes.plan(after: 15) == .merge)
+        // A route of two parts, 100–130 and 200–210: a fix before it, in a part, in the gap, at a held time, after it.
+        let route = Route(parts: [[p[0], p[1], p[2]], [p[3], p[4]]], times: [100, 120, 130, 200, 210])
+        let late = TimedFixes(points: [p[5], p[5], p[5], p[5], p[5]], times: [50, 110, 150, 120, 300])
+        let (merged, duplicates) = late.merged(into: route)
+        #expect(duplicates == 1)
+        #expect(merged?.times == [50, 100, 110, 120, 130, 150, 200, 210, 300])
+        #expect(merged?.parts.map(\.count) == [6, 3])
+        #expect(merged?.parts[0][0] == p[5] && merged?.parts[0][2] == p[5] && merged?.parts[0][5] == p[5])
+        #expect(TimedFixes(points: [p[0]], times: [120]).merged(into: route).route == nil)
+    }
 }
