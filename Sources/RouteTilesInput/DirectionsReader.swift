@@ -106,6 +106,18 @@ struct DirectionsBuilder {
         }
     }
 
+    /// A duration in seconds read from a response: nil when missing; an error naming `path` when negative or not a
+    /// number.
+    func duration(_ value: JSONValue?, path: String) throws -> Double? {
+        guard let value, value != .null else { return nil }
+        guard let seconds = value.double, seconds >= 0 else {
+            let shown: String
+            if case .number(let number) = value { shown = number.text } else { shown = value.kindDescription }
+            throw error(path, "\(shown) is not a duration")
+        }
+        return seconds
+    }
+
     /// A maneuver's position, checked like every other coordinate.
     func location(longitude: Double, latitude: Double, path: String) throws -> Coordinate {
         let c = Coordinate(longitude: longitude, latitude: latitude)

@@ -27,8 +27,7 @@ extension DirectionsBuilder {
                 let stepPath = "\(path).legs[\(l)].steps[\(s)]"
                 let line = try polyline(step["polyline"]?["points"], path: stepPath + ".polyline.points",
                                         precision: 5)
-                let stepDuration = try PlannedTimes.duration(step["duration"]?["value"],
-                                                             path: stepPath + ".duration.value", builder: self)
+                let stepDuration = try self.duration(step["duration"]?["value"], path: stepPath + ".duration.value")
                 if stepDuration == nil || line.isEmpty { stepsTimed = false }
                 joined.append(line, duration: stepDuration ?? 0)
                 var location: Coordinate?

@@ -22,9 +22,9 @@ extension DirectionsBuilder {
                 let stepPath = "\(path).legs[\(l)].steps[\(s)]"
                 let stepLine = step["geometry"] == nil ? []
                     : try osrmGeometry(step["geometry"], path: stepPath + ".geometry", anchor: anchor)
-                let duration = try PlannedTimes.duration(step["duration"], path: stepPath + ".duration", builder: self)
-                if duration == nil || stepLine.isEmpty { stepsTimed = false }
-                joined.append(stepLine, duration: duration ?? 0)
+                let stepDuration = try duration(step["duration"], path: stepPath + ".duration")
+                if stepDuration == nil || stepLine.isEmpty { stepsTimed = false }
+                joined.append(stepLine, duration: stepDuration ?? 0)
                 let maneuver = step["maneuver"]
                 var location: Coordinate?
                 if let pair = maneuver?["location"]?.array, pair.count == 2, let lon = pair[0].double,
@@ -35,7 +35,7 @@ extension DirectionsBuilder {
                 let name = step["name"]?.string
                 steps.append((Step(routeIndex: r, line: stepLine,
                                    instruction: Self.osrmInstruction(type: type, modifier: modifier, name: name),
-                                   name: name, distance: step["distance"]?.double, duration: duration,
+                                   name: name, distance: step["distance"]?.double, duration: stepDuration,
                                    type: type, modifier: modifier, bearing: maneuver?["bearing_after"]?.double,
                                    location: location), stepPath))
             }
@@ -72,8 +72,8 @@ extension DirectionsBuilder {
             guard let values = leg["annotation"]?["duration"]?.array else { return nil }
             for (i, value) in values.enumerated() {
                 let valuePath = "\(path).legs[\(l)].annotation.duration[\(i)]"
-                guard let duration = try PlannedTimes.duration(value, path: valuePath, builder: self) else { return nil }
-                durations.append(duration)
+                guard let seconds = try duration(value, path: valuePath) else { return nil }
+                durations.append(seconds)
             }
         }
         return legs.isEmpty ? nil : durations

@@ -37,7 +37,8 @@ struct PlannedTimes {
 
         /// The times of the joined line from `departure`, each step's duration spread over its stretch.
         func times(departure: Int64) -> [Int64]? {
-            PlannedTimes.times(departure: departure, offsets: PlannedTimes.offsets(line: line, spans: spans.compactMap { $0 }))
+            PlannedTimes.times(departure: departure,
+                               offsets: PlannedTimes.offsets(line: line, spans: spans.compactMap { $0 }).offsets)
         }
 
         /// The times of step `index`'s stretch, from the joined line's times.
@@ -65,9 +66,10 @@ struct PlannedTimes {
     /// The offset in seconds of each vertex of `line`, starting at `start`, from spans in line order: each span's
     /// duration spread over its segments in proportion to their geodesic lengths (evenly when the span has no
     /// length). Vertices no span covers add no time; a span of one vertex (an arrival) adds its duration after
-    /// that vertex. Spans that go back or lie outside the line are left out.
-    static func offsets(line: [Coordinate], spans: [Span], start: Double = 0) -> [Double] {
-        guard !line.isEmpty else { return [] }
+    /// that vertex. Spans that go back or lie outside the line are left out. `end` is the clock after the last
+    /// span, where a following line (the next leg) starts.
+    static func offsets(line: [Coordinate], spans: [Span], start: Double = 0) -> (offsets: [Double], end: Double) {
+        guard !line.isEmpty else { return ([], start) }
         var offsets = [Double](repeating: start, count: line.count)
         var cursor = 0
         var clock = start
@@ -100,7 +102,7 @@ struct PlannedTimes {
             cursor += 1
             offsets[cursor] = clock
         }
-        return offsets
+        return (offsets, clock)
     }
 
     /// Times in milliseconds since 1970 from a departure and offsets in seconds; nil when one would fall after
@@ -117,15 +119,4 @@ struct PlannedTimes {
         return times
     }
 
-    /// A duration in seconds read from a response: nil when missing; an error naming `path` when negative or not a
-    /// number.
-    static func duration(_ value: JSONValue?, path: String, builder: DirectionsBuilder) throws -> Double? {
-        guard let value, value != .null else { return nil }
-        guard let seconds = value.double, seconds >= 0 else {
-            let shown: String
-            if case .number(let number) = value { shown = number.text } else { shown = value.kindDescription }
-            throw builder.error(path, "\(shown) is not a duration")
-        }
-        return seconds
-    }
 }

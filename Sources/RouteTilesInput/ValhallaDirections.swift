@@ -38,7 +38,7 @@ extension DirectionsBuilder {
                                     + "\(shape.count) positions")
                 }
                 let line = shape.isEmpty ? [] : Array(shape[begin...end])
-                let time = try PlannedTimes.duration(maneuver["time"], path: mPath + ".time", builder: self)
+                let time = try duration(maneuver["time"], path: mPath + ".time")
                 let span = time.map { PlannedTimes.Span(begin: begin, end: end, duration: $0) }
                 if let span { spans.append(span) } else { times = nil }
                 let code = maneuver["type"]?.int
@@ -55,9 +55,9 @@ extension DirectionsBuilder {
             }
             var legTimes: [Int64]?
             if let departure, times != nil {
-                let offsets = PlannedTimes.offsets(line: shape, spans: spans, start: clock)
-                clock = spans.reduce(clock) { $0 + $1.duration }
-                legTimes = PlannedTimes.times(departure: departure, offsets: offsets)
+                let planned = PlannedTimes.offsets(line: shape, spans: spans, start: clock)
+                clock = planned.end
+                legTimes = PlannedTimes.times(departure: departure, offsets: planned.offsets)
                 if let legTimes { times?.append(contentsOf: legTimes) } else { times = nil }
             }
             for step in steps {

@@ -54,6 +54,22 @@ import RouteTilesCoreTestSupport
         #expect(route.properties.first { $0.key == "duration_s" }?.value == .double(40))
     }
 
+    @Test func osrmAnnotationsOfSeveralLegsAreJoined() throws {
+        let json = #"""
+        {"code":"Ok","routes":[{"geometry":{"type":"LineString","coordinates":[[8.5,47.3],[8.5,47.301],[8.502,47.301],[8.502,47.305],[8.503,47.305]]},
+         "legs":[{"steps":[],"annotation":{"duration":[0.4,0.6]}},{"steps":[],"annotation":{"duration":[7,2.125]}}]}]}
+        """#
+        let route = try #require(layer(try read(json, departure: departure), "routes").first)
+        #expect(route.times == [at(0), at(0.4), at(1), at(8), at(10.125)])
+        // An annotation that does not fit (one duration short) and no steps to fall back on: no times.
+        let short = json.replacingOccurrences(of: "[7,2.125]", with: "[7]")
+        #expect(try layer(read(short, departure: departure), "routes").first?.times == nil)
+        // A negative annotation is an error at its path.
+        let negative = json.replacingOccurrences(of: "[7,2.125]", with: "[7,-1]")
+        #expect(inputError { _ = try read(negative, departure: departure) }?.description
+            == "d.json: routes[0].legs[1].annotation.duration[1]: -1 is not a duration")
+    }
+
     @Test func withoutFittingAnnotationsStepDurationsAreSpreadByLength() throws {
         let a = Coordinate(longitude: 8.5, latitude: 47.3), b = Coordinate(longitude: 8.5, latitude: 47.301)
         let c = Coordinate(longitude: 8.502, latitude: 47.301)
