@@ -5,9 +5,9 @@ import RouteTilesModel
 ///
 /// Latitude comes from the column `lat` or `latitude`, longitude from `lon`, `lng`, `long` or `longitude` (names
 /// trimmed and compared without regard to case; `ReadOptions.latColumn` and `lonColumn` name others). An optional
-/// `route` or `id` column (or `ReadOptions.routeColumn`) groups rows into routes: the rows sharing a value form one
-/// route, routes in order of first appearance, points in file order. Without it the whole file is one route. Other
-/// columns are ignored; CSV routes carry no properties.
+/// `route`, `id` or `object_id` column (or `ReadOptions.routeColumn`) groups rows into routes: the rows sharing a value form one
+/// route, routes in order of first appearance, points in file order (or time order, see below). Without it the whole
+/// file is one route. Other columns are ignored; CSV routes carry no properties.
 ///
 /// A `time`, `timestamp` or `datetime` column (or `ReadOptions.timeColumn`) gives each row its time, ISO 8601 or
 /// Unix seconds (zone-less text only with `ReadOptions.timeZone` UTC). A route has a time on every row or on none,
