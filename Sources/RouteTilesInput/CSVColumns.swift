@@ -14,6 +14,8 @@ struct CSVColumns {
     var route: Int?
     /// Nil without a time column, or when times are not read (`--times ignore`, `--time-column none`).
     var time: Int?
+    /// The time column was found by its name (`time`, `timestamp`, `datetime`), not named by the options.
+    var timeDetected = false
 
     /// Header names are compared trimmed and lowercased.
     static func normalized(_ name: String) -> String {
@@ -59,6 +61,7 @@ struct CSVColumns {
             }
         } else {
             time = find(Self.timeNames)
+            timeDetected = time != nil
         }
         count = header.count
         self.latitude = latitude

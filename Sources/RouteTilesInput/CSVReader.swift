@@ -94,7 +94,9 @@ private struct CSVRouteReader {
                                      message: problem)
                 }
                 var time: Int64?
-                if let column = columns.time { time = try self.time(record, column: column) }
+                if let column = columns.time {
+                    time = try self.time(record, column: column, detected: columns.timeDetected)
+                }
                 groups[group].points.append(Coordinate(longitude: longitude, latitude: latitude))
                 if let column = columns.time {
                     groups[group].times.add(time, at: .line(record.line, column: column + 1))
@@ -177,7 +179,8 @@ private struct CSVRouteReader {
     }
 
     /// The time in a field, ISO 8601 or Unix seconds, parsed in place from its bytes; nil when the field is empty.
-    private func time(_ record: CSVRecordScanner.Record, column: Int) throws(InputError) -> Int64? {
+    /// When the column was `detected` by its name, an unreadable time says how to read no times instead.
+    private func time(_ record: CSVRecordScanner.Record, column: Int, detected: Bool) throws(InputError) -> Int64? {
         let field = record.fields[column]
         let location = InputError.Location.line(record.line, column: column + 1)
         let instant: Int64
@@ -197,7 +200,8 @@ private struct CSVRouteReader {
                 instant = try TimeValue.parse(textOrSeconds: text, zoneless: options.timeZone)
             }
         } catch {
-            throw InputError(file: file, location: location, message: TimesDraft.message(error))
+            let hint = detected && error.reason == .notATime ? "; --time-column none reads no times" : ""
+            throw InputError(file: file, location: location, message: TimesDraft.message(error) + hint)
         }
         return instant
     }

@@ -126,9 +126,11 @@ struct DirectionsBuilder {
     }
 
     /// The departure planned times start from: `ReadOptions.departure`, else `fallback` (Google's
-    /// `departure_time`); nil with `--times ignore`.
+    /// `departure_time`); nil with `--times ignore`, or when it lies outside 1970–9999.
     func departure(fallback: Int64? = nil) -> Int64? {
-        options.keepsTimes ? options.departure ?? fallback : nil
+        guard options.keepsTimes, let departure = options.departure ?? fallback,
+              departure >= TimeValue.earliest, departure <= TimeValue.latest else { return nil }
+        return departure
     }
 
     mutating func addRoute(index: Int, parts: [[Coordinate]], distance: Double?, duration: Double?, summary: String?,

@@ -245,7 +245,10 @@ import RouteTilesCoreTestSupport
         #expect(try readCSV(text, options: ReadOptions(timeColumn: " When")).routes.first?.times == [t0, t0 + 1000])
         #expect(error(text, options: ReadOptions(timeColumn: "at"))
             == "t.csv:1: missing column: no 'at' in header (found: lat, lon, time, when)")
-        #expect(error(text) == "t.csv:2:3: time 'junk' is not an ISO 8601 date-time (2026-11-27T14:05:00Z) or Unix seconds")
+        #expect(error(text) == "t.csv:2:3: time 'junk' is not an ISO 8601 date-time (2026-11-27T14:05:00Z) or Unix "
+                + "seconds; --time-column none reads no times")
+        #expect(error(text, options: ReadOptions(timeColumn: "TIME"))
+            == "t.csv:2:3: time 'junk' is not an ISO 8601 date-time (2026-11-27T14:05:00Z) or Unix seconds")
     }
 
     @Test func partialAndBackwardsTimesAreErrorsUnlessOrderedByTime() throws {

@@ -98,6 +98,10 @@ import RouteTilesCoreTestSupport
             #expect(ignored.routes.allSatisfy { $0.times == nil }, "\(name)")
         }
         #expect(try read(osrm(annotation: "[1.5,2.25,36.25]")).routes.allSatisfy { $0.times == nil })
+        // A departure outside the times kept (set through the library) gives none either, and no overflow.
+        #expect(try read(osrm(annotation: "[1.5,2.25,36.25]"), departure: .min).routes.allSatisfy { $0.times == nil })
+        #expect(try read(osrm(annotation: "[1.5,2.25,36.25]"), departure: TimeValue.latest).routes
+            .allSatisfy { $0.times == nil || $0.times == [TimeValue.latest] })
     }
 
     @Test(arguments: ["zurich-google-directions.json", "zurich-osrm-route.json", "zurich-valhalla-route.json"])
