@@ -2,7 +2,7 @@ import Foundation
 import RouteTilesModel
 
 /// Distances on the WGS84 ellipsoid.
-enum GeodesicDistance {
+package enum GeodesicDistance {
     static let semiMajorAxis = 6_378_137.0
     static let flattening = 1 / 298.257223563
     @usableFromInline static let semiMinorAxis = semiMajorAxis * (1 - flattening)
@@ -11,7 +11,7 @@ enum GeodesicDistance {
     /// under a millimetre). The longitude difference is taken the short way, so unwrapped longitudes work. For the
     /// nearly antipodal pairs where the iteration does not converge, the answer falls back to the spherical
     /// distance on the mean radius, which errs by at most about 0.5%.
-    static func metres(_ p: Coordinate, _ q: Coordinate) -> Double {
+    package static func metres(_ p: Coordinate, _ q: Coordinate) -> Double {
         if p == q { return 0 }
         if let short = shortSegmentMetres(p, q) { return short }
         return vincentyMetres(p, q)

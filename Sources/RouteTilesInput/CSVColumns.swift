@@ -1,15 +1,21 @@
 import RouteTilesModel
 
-/// Which fields of a row hold the latitude, the longitude and the route key, found from the header.
+/// Which fields of a row hold the latitude, the longitude, the route key and the time, found from the header.
 struct CSVColumns {
     static let latitudeNames = ["lat", "latitude"]
     static let longitudeNames = ["lon", "lng", "long", "longitude"]
-    static let routeNames = ["route", "id"]
+    /// `object_id` is tracktable's name for it.
+    static let routeNames = ["route", "id", "object_id"]
+    static let timeNames = ["time", "timestamp", "datetime"]
 
     var count: Int
     var latitude: Int
     var longitude: Int
     var route: Int?
+    /// Nil without a time column, or when times are not read (`--times ignore`, `--time-column none`).
+    var time: Int?
+    /// The time column was found by its name (`time`, `timestamp`, `datetime`), not named by the options.
+    var timeDetected = false
 
     /// Header names are compared trimmed and lowercased.
     static func normalized(_ name: String) -> String {
@@ -42,6 +48,20 @@ struct CSVColumns {
             self.route = route
         } else {
             route = find(Self.routeNames)
+        }
+        if !options.keepsTimes {
+            time = nil
+        } else if let timeColumn = options.timeColumn {
+            let wanted = [Self.normalized(timeColumn)]
+            if wanted == ["none"] {
+                time = nil
+            } else {
+                guard let time = find(wanted) else { throw missing(wanted) }
+                self.time = time
+            }
+        } else {
+            time = find(Self.timeNames)
+            timeDetected = time != nil
         }
         count = header.count
         self.latitude = latitude

@@ -5,9 +5,14 @@ import RouteTilesModel
 ///
 /// Latitude comes from the column `lat` or `latitude`, longitude from `lon`, `lng`, `long` or `longitude` (names
 /// trimmed and compared without regard to case; `ReadOptions.latColumn` and `lonColumn` name others). An optional
-/// `route` or `id` column (or `ReadOptions.routeColumn`) groups rows into routes: the rows sharing a value form one
-/// route, routes in order of first appearance, points in file order. Without it the whole file is one route. Other
-/// columns are ignored; CSV routes carry no properties.
+/// `route`, `id` or `object_id` column (or `ReadOptions.routeColumn`) groups rows into routes: the rows sharing a value form one
+/// route, routes in order of first appearance, points in file order (or time order, see below). Without it the whole
+/// file is one route. Other columns are ignored; CSV routes carry no properties.
+///
+/// A `time`, `timestamp` or `datetime` column (or `ReadOptions.timeColumn`) gives each row its time, ISO 8601 or
+/// Unix seconds (zone-less text only with `ReadOptions.timeZone` UTC). A route has a time on every row or on none,
+/// never going back, unless `ReadOptions.orderByTime` puts its rows in time order. So tracktable's
+/// `object_id,timestamp,longitude,latitude` reads without options.
 ///
 /// Errors name the line and the field number (1-based) as the column. With `ReadOptions.skipInvalid`, a bad row
 /// drops its route (reported once in `ReadResult.invalid`); a row with the wrong number of fields is dropped alone,
@@ -42,6 +47,7 @@ private struct CSVRouteReader {
         var key: String
         var firstLine: Int
         var points: [Coordinate] = []
+        var times: TimesDraft
         var isInvalid = false
     }
 
@@ -87,7 +93,14 @@ private struct CSVRouteReader {
                     throw InputError(file: file, location: .line(record.line, column: columns.longitude + 1),
                                      message: problem)
                 }
+                var time: Int64?
+                if let column = columns.time {
+                    time = try self.time(record, column: column, detected: columns.timeDetected)
+                }
                 groups[group].points.append(Coordinate(longitude: longitude, latitude: latitude))
+                if let column = columns.time {
+                    groups[group].times.add(time, at: .line(record.line, column: column + 1))
+                }
             } catch {
                 try fail(error, group: group)
             }
@@ -102,7 +115,16 @@ private struct CSVRouteReader {
                                         + "a route needs at least 2"), group: nil)
                 continue
             }
-            result.routes.append(Route(id: group.id, parts: [group.points], origin: "\(file) line \(group.firstLine)"))
+            var points = group.points
+            let times: [Int64]?
+            do throws(InputError) {
+                times = try group.times.finish(reordering: &points, byTime: options.orderByTime)
+            } catch {
+                try fail(error, group: nil)
+                continue
+            }
+            result.routes.append(Route(id: group.id, parts: [points], origin: "\(file) line \(group.firstLine)",
+                                       times: times))
         }
         return result
     }
@@ -135,7 +157,7 @@ private struct CSVRouteReader {
 
     private mutating func newGroup(key: String, line: Int, hasRouteColumn: Bool) -> Int {
         let id: RouteID? = hasRouteColumn && !key.isEmpty ? Self.routeID(key) : nil
-        groups.append(Group(id: id, key: key, firstLine: line))
+        groups.append(Group(id: id, key: key, firstLine: line, times: TimesDraft(file: file, noun: "row")))
         groupIndex[key] = groups.count - 1
         return groups.count - 1
     }
@@ -154,6 +176,34 @@ private struct CSVRouteReader {
         guard options.skipInvalid else { throw error }
         result.invalid.append(error)
         if let group { groups[group].isInvalid = true }
+    }
+
+    /// The time in a field, ISO 8601 or Unix seconds, parsed in place from its bytes; nil when the field is empty.
+    /// When the column was `detected` by its name, an unreadable time says how to read no times instead.
+    private func time(_ record: CSVRecordScanner.Record, column: Int, detected: Bool) throws(InputError) -> Int64? {
+        let field = record.fields[column]
+        let location = InputError.Location.line(record.line, column: column + 1)
+        let instant: Int64
+        do throws(TimeValueError) {
+            if let bytes = scanner.trimmedBytes(of: field) {
+                guard !bytes.isEmpty else { return nil }
+                if let seconds = DecimalText.value(of: bytes) {
+                    guard let time = TimeValue.seconds(seconds) else {
+                        throw TimeValueError(text: String(decoding: bytes, as: UTF8.self), reason: .outOfRange)
+                    }
+                    return time
+                }
+                instant = try TimeValue.parse(utf8: bytes, zoneless: options.timeZone)
+            } else {
+                let text = scanner.text(of: field).trimmingSpaces()
+                guard !text.isEmpty else { return nil }
+                instant = try TimeValue.parse(textOrSeconds: text, zoneless: options.timeZone)
+            }
+        } catch {
+            let hint = detected && error.reason == .notATime ? "; --time-column none reads no times" : ""
+            throw InputError(file: file, location: location, message: TimesDraft.message(error) + hint)
+        }
+        return instant
     }
 
     /// The number in a field: parsed in place from its bytes, or from its text when it has doubled quotes or is

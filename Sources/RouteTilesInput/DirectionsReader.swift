@@ -10,6 +10,12 @@ import RouteTilesModel
 /// `type`, `modifier`, `instruction` and `bearing` (degrees clockwise from north). Routes carry no id: feature ids
 /// are their order in the response. Errors name the JSON path of the bad member; a bad route stops the read, or,
 /// with `--skip-invalid`, is left out with its steps and maneuvers and counted.
+///
+/// With a departure (`ReadOptions.departure`, or for Google the response's `legs[0].departure_time`), routes, steps
+/// and maneuvers get planned times (`PlannedTimes`): OSRM's `legs[].annotation.duration` per segment when its count
+/// fits the route's geometry, else the step durations spread over each step's line by geodesic length (Google's and
+/// Valhalla's too). Where the route line is not made of the steps' lines (a simplified overview), the timed route's
+/// line is the steps' lines joined. Without a departure there are no times: a duration is not an instant.
 package enum DirectionsReader {
     package static let stepsLayer = "steps"
     package static let maneuversLayer = "maneuvers"
@@ -100,6 +106,18 @@ struct DirectionsBuilder {
         }
     }
 
+    /// A duration in seconds read from a response: nil when missing; an error naming `path` when negative or not a
+    /// number.
+    func duration(_ value: JSONValue?, path: String) throws -> Double? {
+        guard let value, value != .null else { return nil }
+        guard let seconds = value.double, seconds >= 0 else {
+            let shown: String
+            if case .number(let number) = value { shown = number.text } else { shown = value.kindDescription }
+            throw error(path, "\(shown) is not a duration")
+        }
+        return seconds
+    }
+
     /// A maneuver's position, checked like every other coordinate.
     func location(longitude: Double, latitude: Double, path: String) throws -> Coordinate {
         let c = Coordinate(longitude: longitude, latitude: latitude)
@@ -107,9 +125,19 @@ struct DirectionsBuilder {
         return c
     }
 
+    /// The departure planned times start from: `ReadOptions.departure`, else `fallback` (Google's
+    /// `departure_time`); nil with `--times ignore`, or when it lies outside 1970–9999.
+    func departure(fallback: Int64? = nil) -> Int64? {
+        guard options.keepsTimes, let departure = options.departure ?? fallback,
+              departure >= TimeValue.earliest, departure <= TimeValue.latest else { return nil }
+        return departure
+    }
+
     mutating func addRoute(index: Int, parts: [[Coordinate]], distance: Double?, duration: Double?, summary: String?,
-                           provider: String, origin: String) throws {
+                           provider: String, origin: String, times: [Int64]? = nil) throws {
         let lines = parts.filter { $0.count >= 2 }
+        // Times are given for the parts as they are; a part too short to keep would shift them.
+        let times = lines.count == parts.count && times?.count == parts.reduce(0, { $0 + $1.count }) ? times : nil
         guard !lines.isEmpty else {
             throw error(origin, "the route has no line of two or more positions")
         }
@@ -118,7 +146,7 @@ struct DirectionsBuilder {
         if let duration { properties.append(Property("duration_s", .double(duration))) }
         if let summary, !summary.isEmpty { properties.append(Property("summary", .string(summary))) }
         result.routes.append(Route(properties: properties, parts: lines,
-                                   origin: "\(file) \(origin)", geodesic: options.geodesic))
+                                   origin: "\(file) \(origin)", geodesic: options.geodesic, times: times))
     }
 
     struct Step {
@@ -134,7 +162,9 @@ struct DirectionsBuilder {
         var location: Coordinate?
     }
 
-    mutating func addStep(_ step: Step, index: Int, origin: String) {
+    /// Adds a step's line (in layer `steps`) and its maneuver (a point in layer `maneuvers`); `times` are those of
+    /// `step.line`, and the maneuver gets the first.
+    mutating func addStep(_ step: Step, index: Int, origin: String, times: ArraySlice<Int64>? = nil) {
         var properties = [Property("route_index", .int(Int64(step.routeIndex))), Property("index", .int(Int64(index)))]
         if let instruction = step.instruction { properties.append(Property("instruction", .string(instruction))) }
         if let name = step.name, !name.isEmpty { properties.append(Property("name", .string(name))) }
@@ -143,7 +173,8 @@ struct DirectionsBuilder {
         let line = step.line.count >= 2 && Set(step.line).count >= 2 ? step.line : nil
         if let line {
             result.routes.append(Route(properties: properties, parts: [line],
-                                       origin: "\(file) \(origin)", layer: DirectionsReader.stepsLayer))
+                                       origin: "\(file) \(origin)", layer: DirectionsReader.stepsLayer,
+                                       times: times?.count == line.count ? Array(times ?? []) : nil))
         }
         guard let location = step.location ?? step.line.first else { return }
         var maneuver = [Property("route_index", .int(Int64(step.routeIndex))), Property("index", .int(Int64(index)))]
@@ -153,6 +184,7 @@ struct DirectionsBuilder {
         let bearing = step.bearing ?? line.flatMap { l in l.first(where: { $0 != l[0] }).map { Bearing.initial(l[0], $0) } }
         if let bearing { maneuver.append(Property("bearing", .double((bearing * 10).rounded() / 10))) }
         result.routes.append(Route(properties: maneuver, parts: [[location]],
-                                   origin: "\(file) \(origin)", layer: DirectionsReader.maneuversLayer, kind: .point))
+                                   origin: "\(file) \(origin)", layer: DirectionsReader.maneuversLayer, kind: .point,
+                                   times: times?.first.map { [$0] }))
     }
 }

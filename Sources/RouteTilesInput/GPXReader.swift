@@ -2,7 +2,12 @@ import RouteTilesModel
 
 /// Reads GPX 1.1 (UTF-8): each `trk` becomes a route with its `trkseg`s as parts, each `rte` a route of its
 /// `rtept`s, with `name`, `desc`, `type` and the first and last point `time`s as `start_time` / `end_time`; each
-/// `wpt` a point in the layer `waypoints`, with its `name`, `desc` and `sym`.
+/// `wpt` a point in the layer `waypoints`, with its `name`, `desc`, `sym` and `time`.
+///
+/// The `<time>` of each `trkpt` and `rtept` becomes the position's time (`Route.times`; text without a zone is
+/// UTC, as the GPX schema defines it). A track has a time on every point or on none, never going back; a time
+/// that cannot be read, a track with times on some points only, and a time before the one before it are errors
+/// at the point (`ReadOptions.times` `.ignore` reads no time at all).
 ///
 /// The file is tokenized in one pass (`XMLTokenizer`) without building a tree, and read as a stream: a window of
 /// about one chunk is held, never the whole file. Devices write empty tracks ("ACTIVE LOG" with an empty `trkseg`)
@@ -60,6 +65,8 @@ private struct GPXDocumentReader {
     /// The window being consumed, and the absolute offset of its first byte.
     private var window = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     private var base = 0
+    /// Where the `<time>` being read starts.
+    private var timeLocation = InputError.Location.none
 
     /// The route being read: a `trk` or an `rte`.
     struct Draft {
@@ -73,6 +80,10 @@ private struct GPXDocumentReader {
         var problem: InputError?
         /// A `wpt`: one position.
         var isWaypoint = false
+        /// The time of each point kept.
+        var times: TimesDraft
+        /// The point being read (a `trkpt` or `rtept` not yet closed): where it starts and its `<time>`.
+        var openPoint: (location: InputError.Location, time: Int64?)?
     }
 
     /// Line and column of absolute offsets, counted forward through the windows.
@@ -153,9 +164,13 @@ private struct GPXDocumentReader {
             let parent = stack.last
             switch local {
             case "trk" where parent == "gpx", "rte" where parent == "gpx":
-                draft = Draft(offset: offset, position: position(of: offset))
+                draft = Draft(offset: offset, position: position(of: offset),
+                              times: TimesDraft(file: file, noun: local == "trk" ? "trkpt" : "rtept"))
             case "trkseg" where parent == "trk":
                 draft?.parts.append([])
+            case "time" where options.keepsTimes && (parent == "trkpt" || parent == "rtept" || parent == "wpt"):
+                let p = position(of: offset)
+                timeLocation = .line(p.line, column: p.column)
             case "trkpt" where parent == "trkseg", "rtept" where parent == "rte":
                 let point: Coordinate
                 do {
@@ -165,9 +180,20 @@ private struct GPXDocumentReader {
                     break
                 }
                 if local == "rtept", draft?.parts.isEmpty == true { draft?.parts.append([]) }
-                if let last = draft?.parts.indices.last { draft?.parts[last].append(point) }
+                guard let last = draft?.parts.indices.last else { break }
+                draft?.parts[last].append(point)
+                if options.keepsTimes {
+                    let p = position(of: offset)
+                    let location = InputError.Location.line(p.line, column: p.column)
+                    if selfClosing {
+                        draft?.times.add(nil, at: location)
+                    } else {
+                        draft?.openPoint = (location, nil)
+                    }
+                }
             case "wpt" where parent == "gpx":
-                var waypoint = Draft(offset: offset, position: position(of: offset), isWaypoint: true)
+                var waypoint = Draft(offset: offset, position: position(of: offset), isWaypoint: true,
+                                     times: TimesDraft(file: file, noun: "wpt"))
                 do {
                     waypoint.parts = [[try coordinate(attributes, tag: name, at: offset)]]
                 } catch let problem as InputError where options.skipInvalid {
@@ -196,12 +222,40 @@ private struct GPXDocumentReader {
                 let time = text.trimmingSpace
                 if draft?.startTime == nil { draft?.startTime = time }
                 draft?.endTime = time
+                if options.keepsTimes, draft?.openPoint != nil, let instant = try pointTime(time) {
+                    draft?.openPoint?.time = instant
+                }
+            case "time" where parent == "wpt":
+                if options.keepsTimes, draft?.isWaypoint == true, let instant = try pointTime(text.trimmingSpace) {
+                    draft?.properties.append(Property("time", .string(TimeValue.iso(instant))))
+                }
+            case "trkpt" where parent == "trkseg", "rtept" where parent == "rte":
+                if let point = draft?.openPoint {
+                    draft?.times.add(point.time, at: point.location)
+                    draft?.openPoint = nil
+                }
+            case "trkseg" where parent == "trk":
+                // A segment too short to keep takes its times with it.
+                if let count = draft?.parts.last?.count, count < 2 { draft?.times.dropLast(count) }
             case "trk" where parent == "gpx", "rte" where parent == "gpx", "wpt" where parent == "gpx":
                 if let finished = draft { try finish(finished) }
                 draft = nil
             default: break
             }
             text = ""
+        }
+    }
+
+    /// The instant of a point's `<time>` text (zone-less text is UTC); a time that cannot be read throws, or with
+    /// `--skip-invalid` makes the track invalid (and gives nil).
+    mutating func pointTime(_ text: String) throws -> Int64? {
+        do {
+            return try TimeValue.parse(text, zoneless: .utc)
+        } catch {
+            let problem = InputError(file: file, location: timeLocation, message: TimesDraft.message(error))
+            guard options.skipInvalid else { throw problem }
+            if draft?.problem == nil { draft?.problem = problem }
+            return nil
         }
     }
 
@@ -232,6 +286,14 @@ private struct GPXDocumentReader {
         }
         let parts = draft.parts.filter { $0.count >= 2 }
         let short = draft.parts.count - parts.count
+        let times: [Int64]?
+        do {
+            times = try draft.times.finish()
+        } catch {
+            guard options.skipInvalid else { throw error }
+            result.invalid.append(error)
+            return
+        }
         guard !parts.isEmpty else {
             // An empty track, as devices write them: skipped and counted, like other things that are not lines.
             result.skippedGeometries["trk or rte with no segment of two points", default: 0] += 1
@@ -243,7 +305,7 @@ private struct GPXDocumentReader {
         if let end = draft.endTime { properties.append(Property("end_time", .string(end))) }
         // The origin names the byte offset: a line number would cost a scan from the start of the file per track.
         result.routes.append(Route(properties: properties, parts: parts,
-                                   origin: "\(file) byte \(draft.offset)", geodesic: options.geodesic))
+                                   origin: "\(file) byte \(draft.offset)", geodesic: options.geodesic, times: times))
     }
 }
 

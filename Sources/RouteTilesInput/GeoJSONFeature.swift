@@ -6,6 +6,8 @@ struct FeatureDraft: GeoJSONDraft {
     var id: RouteID?
     var properties: [Property] = []
     var geodesic = false
+    /// The per-position times found in `properties` (and taken out of them).
+    var coordTimes = GeoJSONCoordTimes()
     /// Nil when the member is missing or null.
     var geometry: GeometryDraft?
     /// The first member of the wrong JSON type, in words.
@@ -60,10 +62,13 @@ extension JSONScanner {
         case "properties":
             switch try readValue() {
             case .object(let members):
-                (feature.properties, feature.geodesic) = Self.properties(from: members)
+                let (kept, times) = GeoJSONCoordTimes.take(from: members)
+                (feature.properties, feature.geodesic) = Self.properties(from: kept)
+                feature.coordTimes = times
             case .null:
                 feature.properties = []
                 feature.geodesic = false
+                feature.coordTimes = GeoJSONCoordTimes()
             case let value:
                 feature.note("\"properties\" must be an object or null, found \(value.kindDescription)")
             }
@@ -127,8 +132,9 @@ extension JSONScanner {
 }
 
 extension FeatureDraft {
-    /// The route this feature makes, the type it is skipped under, or what is wrong with it.
-    func outcome(origin: String) -> FeatureOutcome {
+    /// The route this feature makes, the type it is skipped under, or what is wrong with it; with its times, unless
+    /// `options` ignores them.
+    func outcome(origin: String, options: ReadOptions) -> FeatureOutcome {
         if let problem { return .invalid(FeatureProblem(problem)) }
         guard let type else { return .invalid(FeatureProblem("feature has no \"type\"")) }
         guard type == "Feature" else { return .invalid(FeatureProblem("expected type 'Feature', found '\(type)'")) }
@@ -139,7 +145,9 @@ extension FeatureDraft {
                 return .skipped(name)
             case .lines(let parts):
                 try Self.checkRanges(parts)
-                return .route(Route(id: id, properties: properties, parts: parts, origin: origin, geodesic: geodesic))
+                let times = options.keepsTimes ? try coordTimes.times(for: parts, zoneless: options.timeZone) : nil
+                return .route(Route(id: id, properties: properties, parts: parts, origin: origin, geodesic: geodesic,
+                                    times: times))
             }
         } catch {
             return .invalid(error)

@@ -126,7 +126,7 @@ private struct GeoJSONDocumentReader {
         var pending = 0
         while try scanner.nextElement(in: &array) {
             let feature = try scanner.readFeature()
-            let outcome = feature.outcome(origin: "\(file) feature \(index)")
+            let outcome = feature.outcome(origin: "\(file) feature \(index)", options: options)
             if failFast, case .invalid(let problem) = outcome {
                 throw InputError(file: file, location: .feature(index), message: problem.message)
             }
@@ -170,14 +170,14 @@ private struct GeoJSONDocumentReader {
         case "Feature":
             var feature = top.feature
             feature.type = type
-            record(feature.outcome(origin: "\(file) feature 0"), index: 0, in: &result)
+            record(feature.outcome(origin: "\(file) feature 0", options: options), index: 0, in: &result)
         case "LineString", "MultiLineString", "GeometryCollection":
             var feature = FeatureDraft()
             feature.type = "Feature"
             var geometry = top.geometry
             geometry.type = type
             feature.geometry = geometry
-            record(feature.outcome(origin: "\(file) feature 0"), index: 0, in: &result)
+            record(feature.outcome(origin: "\(file) feature 0", options: options), index: 0, in: &result)
         default:
             guard GeometryDraft.otherTypes.contains(type) else {
                 throw error("unknown GeoJSON type '\(type)'; expected a FeatureCollection, Feature or geometry",

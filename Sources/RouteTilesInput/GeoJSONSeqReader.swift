@@ -4,7 +4,8 @@ import RouteTilesModel
 /// Feature or geometry per line), one record at a time, so that memory stays bounded whatever the file's size.
 ///
 /// Each record is read as a GeoJSON document; its errors name the line the record starts on (and the column, when
-/// the record is one line). Blank records are ignored.
+/// the record is one line). Blank records are ignored. With `ReadOptions.pointsAsTracks`, Point features are
+/// fixes grouped into line routes (`PointTracks`), handed over after the last record.
 enum GeoJSONSeqReader {
     /// Streams the file at `path`.
     static func read(path: String, options: ReadOptions) throws -> ReadResult {
@@ -17,33 +18,43 @@ enum GeoJSONSeqReader {
     static func forEachRecord(path: String, options: ReadOptions,
                                      _ body: (ReadResult) throws -> Void) throws {
         let input = try ChunkedInput(path: path)
+        var tracks = PointTracks(file: path, options: options)
         try input.forEachRecord { record, line in
             var result = ReadResult()
-            try readRecord(record, line: line, file: path, options: options, into: &result)
+            try readRecord(record, line: line, file: path, options: options, tracks: &tracks, into: &result)
             if !result.routes.isEmpty || !result.invalid.isEmpty || !result.skippedGeometries.isEmpty {
                 result.applyGeodesic(options)
                 try body(result)
             }
         }
+        let points = try tracks.result()
+        if !points.routes.isEmpty || !points.invalid.isEmpty { try body(points) }
     }
 
     /// Reads a sequence held in memory.
     static func read(bytes: [UInt8], file: String, options: ReadOptions) throws -> ReadResult {
         var result = ReadResult()
+        var tracks = PointTracks(file: file, options: options)
         var line = 1, start = 0, recordLine = 1
         for index in bytes.indices where bytes[index] == 0x0A || bytes[index] == 0x1E {
-            try readRecord(bytes[start..<index], line: recordLine, file: file, options: options, into: &result)
+            try readRecord(bytes[start..<index], line: recordLine, file: file, options: options, tracks: &tracks,
+                           into: &result)
             if bytes[index] == 0x0A { line += 1 }
             recordLine = line
             start = index + 1
         }
-        try readRecord(bytes[start...], line: recordLine, file: file, options: options, into: &result)
+        try readRecord(bytes[start...], line: recordLine, file: file, options: options, tracks: &tracks,
+                       into: &result)
+        result.append(try tracks.result())
         return result
     }
 
+    /// Reads one record into `result`, or, when it is a Point feature and `--points-as-tracks` is on, into
+    /// `tracks`.
     static func readRecord(_ record: ArraySlice<UInt8>, line: Int, file: String, options: ReadOptions,
-                           into result: inout ReadResult) throws {
+                           tracks: inout PointTracks, into result: inout ReadResult) throws {
         guard record.contains(where: { !InputFormat.isSpace($0) }) else { return }
+        if try tracks.take(record, line: line) { return }
         let bytes = Array(record)
         do {
             var part = try GeoJSONReader.read(bytes, file: file, options: options)

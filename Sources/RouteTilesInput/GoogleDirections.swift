@@ -17,7 +17,9 @@ extension DirectionsBuilder {
                                   precision: 5)]
         }
         var distance = 0.0, duration = 0.0, stepIndex = 0
-        var stepLines: [Coordinate] = []
+        var joined = PlannedTimes.JoinedSteps()
+        var stepsTimed = true
+        var steps: [(step: Step, origin: String)] = []
         for (l, leg) in legs.enumerated() {
             distance += leg["distance"]?["value"]?.double ?? 0
             duration += leg["duration"]?["value"]?.double ?? 0
@@ -25,26 +27,39 @@ extension DirectionsBuilder {
                 let stepPath = "\(path).legs[\(l)].steps[\(s)]"
                 let line = try polyline(step["polyline"]?["points"], path: stepPath + ".polyline.points",
                                         precision: 5)
-                stepLines.append(contentsOf: stepLines.last == line.first ? line.dropFirst() : line[...])
+                let stepDuration = try self.duration(step["duration"]?["value"], path: stepPath + ".duration.value")
+                if stepDuration == nil || line.isEmpty { stepsTimed = false }
+                joined.append(line, duration: stepDuration ?? 0)
                 var location: Coordinate?
                 if let lat = step["start_location"]?["lat"]?.double, let lng = step["start_location"]?["lng"]?.double {
                     location = try self.location(longitude: lng, latitude: lat, path: stepPath + ".start_location")
                 }
                 let maneuver = step["maneuver"]?.string
-                addStep(Step(routeIndex: r, line: line,
-                             instruction: step["html_instructions"]?.string.map(Self.plainText),
-                             name: nil, distance: step["distance"]?["value"]?.double,
-                             duration: step["duration"]?["value"]?.double,
-                             type: maneuver ?? (stepIndex == 0 ? "depart" : nil),
-                             modifier: maneuver.flatMap(Self.googleModifier), bearing: nil, location: location),
-                        index: stepIndex, origin: stepPath)
+                steps.append((Step(routeIndex: r, line: line,
+                                   instruction: step["html_instructions"]?.string.map(Self.plainText),
+                                   name: nil, distance: step["distance"]?["value"]?.double,
+                                   duration: stepDuration,
+                                   type: maneuver ?? (stepIndex == 0 ? "depart" : nil),
+                                   modifier: maneuver.flatMap(Self.googleModifier), bearing: nil, location: location),
+                              stepPath))
                 stepIndex += 1
             }
         }
-        if parts.isEmpty { parts = [stepLines] }
+        // Planned times from the departure asked for, else the one the response states (transit): the route line
+        // is then the steps' lines joined, since the overview polyline is simplified and has no step boundaries.
+        let stated = legs.first?["departure_time"]?["value"]?.double.flatMap(TimeValue.seconds)
+        var times: [Int64]?
+        if let departure = departure(fallback: stated), stepsTimed, joined.line.count >= 2 {
+            times = joined.times(departure: departure)
+            if times != nil { parts = [joined.line] }
+        }
+        for (index, step) in steps.enumerated() {
+            addStep(step.step, index: index, origin: step.origin, times: joined.stepTimes(index, in: times))
+        }
+        if parts.isEmpty { parts = [joined.line] }
         try addRoute(index: r, parts: parts, distance: legs.isEmpty ? nil : distance,
                      duration: legs.isEmpty ? nil : duration, summary: route["summary"]?.string, provider: "google",
-                     origin: path)
+                     origin: path, times: times)
     }
 
     /// "turn-slight-left" → "slight left"; "roundabout-right" → "right".

@@ -13,12 +13,18 @@ extension DirectionsBuilder {
     private mutating func readOSRMRoute(_ route: JSONValue, index r: Int, anchor: Coordinate?) throws {
         let path = "routes[\(r)]"
         let line = try osrmGeometry(route["geometry"], path: path + ".geometry", anchor: anchor)
-        var stepIndex = 0
-        for (l, leg) in (route["legs"]?.array ?? []).enumerated() {
+        let legs = route["legs"]?.array ?? []
+        var steps: [(step: Step, origin: String)] = []
+        var joined = PlannedTimes.JoinedSteps()
+        var stepsTimed = true
+        for (l, leg) in legs.enumerated() {
             for (s, step) in (leg["steps"]?.array ?? []).enumerated() {
                 let stepPath = "\(path).legs[\(l)].steps[\(s)]"
                 let stepLine = step["geometry"] == nil ? []
                     : try osrmGeometry(step["geometry"], path: stepPath + ".geometry", anchor: anchor)
+                let stepDuration = try duration(step["duration"], path: stepPath + ".duration")
+                if stepDuration == nil || stepLine.isEmpty { stepsTimed = false }
+                joined.append(stepLine, duration: stepDuration ?? 0)
                 let maneuver = step["maneuver"]
                 var location: Coordinate?
                 if let pair = maneuver?["location"]?.array, pair.count == 2, let lon = pair[0].double,
@@ -27,19 +33,50 @@ extension DirectionsBuilder {
                 }
                 let type = maneuver?["type"]?.string, modifier = maneuver?["modifier"]?.string
                 let name = step["name"]?.string
-                addStep(Step(routeIndex: r, line: stepLine,
-                             instruction: Self.osrmInstruction(type: type, modifier: modifier, name: name),
-                             name: name, distance: step["distance"]?.double, duration: step["duration"]?.double,
-                             type: type, modifier: modifier, bearing: maneuver?["bearing_after"]?.double,
-                             location: location),
-                        index: stepIndex, origin: stepPath)
-                stepIndex += 1
+                steps.append((Step(routeIndex: r, line: stepLine,
+                                   instruction: Self.osrmInstruction(type: type, modifier: modifier, name: name),
+                                   name: name, distance: step["distance"]?.double, duration: stepDuration,
+                                   type: type, modifier: modifier, bearing: maneuver?["bearing_after"]?.double,
+                                   location: location), stepPath))
             }
         }
-        let summary = route["legs"]?.array?.compactMap { $0["summary"]?.string }.filter { !$0.isEmpty }
-            .joined(separator: "; ")
-        try addRoute(index: r, parts: [line], distance: route["distance"]?.double, duration: route["duration"]?.double,
-                     summary: summary, provider: "osrm", origin: path)
+        // Planned times: per segment from the annotation when it fits the geometry, else from the steps.
+        var routeLine = line
+        var routeTimes: [Int64]?
+        var stepTimes: [Int64]?
+        if let departure = departure() {
+            stepTimes = stepsTimed && joined.line.count >= 2 ? joined.times(departure: departure) : nil
+            if let durations = try annotationDurations(legs, path: path), durations.count == line.count - 1,
+               !durations.isEmpty {
+                routeTimes = PlannedTimes.times(departure: departure,
+                                                offsets: PlannedTimes.offsets(segmentDurations: durations))
+            } else if let stepTimes {
+                routeLine = joined.line
+                routeTimes = stepTimes
+            }
+        }
+        for (index, step) in steps.enumerated() {
+            addStep(step.step, index: index, origin: step.origin, times: joined.stepTimes(index, in: stepTimes))
+        }
+        let summary = legs.compactMap { $0["summary"]?.string }.filter { !$0.isEmpty }.joined(separator: "; ")
+        try addRoute(index: r, parts: [routeLine], distance: route["distance"]?.double,
+                     duration: route["duration"]?.double, summary: summary, provider: "osrm", origin: path,
+                     times: routeTimes)
+    }
+
+    /// The legs' `annotation.duration` arrays joined (one duration per segment of the route's geometry, when the
+    /// request asked for `annotations=duration` and `overview=full`); nil when a leg has none.
+    private func annotationDurations(_ legs: [JSONValue], path: String) throws -> [Double]? {
+        var durations: [Double] = []
+        for (l, leg) in legs.enumerated() {
+            guard let values = leg["annotation"]?["duration"]?.array else { return nil }
+            for (i, value) in values.enumerated() {
+                let valuePath = "\(path).legs[\(l)].annotation.duration[\(i)]"
+                guard let seconds = try duration(value, path: valuePath) else { return nil }
+                durations.append(seconds)
+            }
+        }
+        return legs.isEmpty ? nil : durations
     }
 
     /// A position the geometry must start near (the first waypoint or maneuver), which tells polyline from

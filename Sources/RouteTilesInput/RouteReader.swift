@@ -9,23 +9,58 @@ public struct ReadOptions: Sendable {
     public var latColumn: String?
     /// CSV: the longitude column's name, instead of `lon`, `lng`, `long` or `longitude`.
     public var lonColumn: String?
-    /// CSV: the column whose values group rows into routes, instead of `route` or `id`.
+    /// CSV (and point streams read with `pointsAsTracks`): the column whose values group rows into routes, instead
+    /// of `route`, `id` or `object_id`.
     public var routeColumn: String?
     /// Encoded polylines: 5 (Google) or 6 (OSRM `polyline6`, Valhalla). Directions responses set their own.
     public var precision: Int = 5
     /// Mark every route read as geodesic (`--geodesic`).
     public var geodesic: Bool = false
+    /// Keep the times the input holds (the default), or drop them all (`--times ignore`).
+    public var times: TimesRule = .keep
+    /// CSV: the time column's name, instead of `time`, `timestamp` or `datetime`; `none`: no time column.
+    public var timeColumn: String?
+    /// What a time written without a zone means in CSV, GeoJSON and NDJSON: refused (the default), or UTC
+    /// (`--time-zone UTC`). GPX times are UTC whatever this says, as the GPX schema defines them.
+    public var timeZone: TimeValue.ZonelessRule = .refuse
+    /// CSV and point streams: put each route's rows in time order (stable), rather than refusing times that go back.
+    public var orderByTime: Bool = false
+    /// Directions: the departure, in milliseconds since 1970, from which each vertex gets its planned time; nil:
+    /// directions routes have no times (a duration is not an instant). Google's `departure_time` is used otherwise.
+    public var departure: Int64?
+    /// GeoJSON sequences and NDJSON: Point features grouped by route into line routes (`--points-as-tracks`), one
+    /// position per point with its time, instead of being skipped.
+    public var pointsAsTracks: Bool = false
 
     /// Options with the given values; every default reads strictly, as the command line does without flags.
     public init(skipInvalid: Bool = false, latColumn: String? = nil, lonColumn: String? = nil,
-                routeColumn: String? = nil, precision: Int = 5, geodesic: Bool = false) {
+                routeColumn: String? = nil, precision: Int = 5, geodesic: Bool = false, times: TimesRule = .keep,
+                timeColumn: String? = nil, timeZone: TimeValue.ZonelessRule = .refuse, orderByTime: Bool = false,
+                departure: Int64? = nil, pointsAsTracks: Bool = false) {
         self.skipInvalid = skipInvalid
         self.precision = precision
         self.geodesic = geodesic
         self.latColumn = latColumn
         self.lonColumn = lonColumn
         self.routeColumn = routeColumn
+        self.times = times
+        self.timeColumn = timeColumn
+        self.timeZone = timeZone
+        self.orderByTime = orderByTime
+        self.departure = departure
+        self.pointsAsTracks = pointsAsTracks
     }
+
+    /// True when readers should read times at all.
+    var keepsTimes: Bool { times == .keep }
+}
+
+/// What readers do with the times an input holds.
+public enum TimesRule: String, Sendable, CaseIterable {
+    /// Read them into `Route.times` (all or none per route).
+    case keep
+    /// Drop them all, for files whose times are junk.
+    case ignore
 }
 
 /// The routes read from one or more files, with what was left out.

@@ -18,10 +18,17 @@ extension DirectionsBuilder {
         var parts: [[Coordinate]] = []
         var stepIndex = 0
         var named: [(length: Double, name: String)] = []
+        // Planned times: each maneuver's time spread over its stretch of the leg's shape, the clock running on
+        // from leg to leg.
+        let departure = departure()
+        var times: [Int64]? = departure == nil ? nil : []
+        var clock = 0.0
         for (l, leg) in (trip["legs"]?.array ?? []).enumerated() {
             let legPath = "\(path).legs[\(l)]"
             let shape = try polyline(leg["shape"], path: legPath + ".shape", precision: 6)
             parts.append(shape)
+            var spans: [PlannedTimes.Span] = []
+            var steps: [(step: Step, origin: String, span: PlannedTimes.Span?)] = []
             for (m, maneuver) in (leg["maneuvers"]?.array ?? []).enumerated() {
                 let mPath = "\(legPath).maneuvers[\(m)]"
                 let begin = maneuver["begin_shape_index"]?.int ?? 0
@@ -31,24 +38,41 @@ extension DirectionsBuilder {
                                     + "\(shape.count) positions")
                 }
                 let line = shape.isEmpty ? [] : Array(shape[begin...end])
+                let time = try duration(maneuver["time"], path: mPath + ".time")
+                let span = time.map { PlannedTimes.Span(begin: begin, end: end, duration: $0) }
+                if let span { spans.append(span) } else { times = nil }
                 let code = maneuver["type"]?.int
                 let type = code.map(Self.valhallaType)
                 let name = maneuver["street_names"]?.array?.compactMap(\.string).joined(separator: ", ")
                 if let name, !name.isEmpty { named.append((maneuver["length"]?.double ?? 0, name)) }
-                addStep(Step(routeIndex: r, line: line, instruction: maneuver["instruction"]?.string,
-                             name: name,
-                             distance: maneuver["length"]?.double.map { $0 * metres },
-                             duration: maneuver["time"]?.double, type: type,
-                             modifier: type.flatMap(Self.valhallaModifier),
-                             bearing: maneuver["bearing_after"]?.double, location: shape.isEmpty ? nil : shape[begin]),
-                        index: stepIndex, origin: mPath)
+                steps.append((Step(routeIndex: r, line: line, instruction: maneuver["instruction"]?.string,
+                                   name: name,
+                                   distance: maneuver["length"]?.double.map { $0 * metres },
+                                   duration: time, type: type,
+                                   modifier: type.flatMap(Self.valhallaModifier),
+                                   bearing: maneuver["bearing_after"]?.double,
+                                   location: shape.isEmpty ? nil : shape[begin]), mPath, span))
+            }
+            var legTimes: [Int64]?
+            if let departure, times != nil {
+                let planned = PlannedTimes.offsets(line: shape, spans: spans, start: clock)
+                clock = planned.end
+                legTimes = PlannedTimes.times(departure: departure, offsets: planned.offsets)
+                if let legTimes { times?.append(contentsOf: legTimes) } else { times = nil }
+            }
+            for step in steps {
+                var stepTimes: ArraySlice<Int64>?
+                if let legTimes, let span = step.span, span.end < legTimes.count {
+                    stepTimes = legTimes[span.begin...span.end]
+                }
+                addStep(step.step, index: stepIndex, origin: step.origin, times: stepTimes)
                 stepIndex += 1
             }
         }
         let summary = trip["summary"]
         try addRoute(index: r, parts: parts, distance: summary?["length"]?.double.map { $0 * metres },
                      duration: summary?["time"]?.double, summary: Self.valhallaSummary(named),
-                     provider: "valhalla", origin: path)
+                     provider: "valhalla", origin: path, times: times)
     }
 
     /// Valhalla has no route summary: the streets of the two longest maneuvers, in route order, as OSRM summarises

@@ -9,8 +9,8 @@ struct BuildCommand: AsyncParsableCommand {
         abstract: "Build a tile pyramid from route files or a route store: a folder ({z}/{x}/{y}.mvt and metadata.json), MBTiles or PMTiles.",
         discussion: """
             Inputs: GeoJSON (FeatureCollection, Feature, LineString, MultiLineString), GeoJSON text sequences and \
-            NDJSON (streamed), CSV with a header (lat/latitude and lon/lng/longitude columns; an optional route or id \
-            column groups rows into routes), encoded polylines (one per line, optionally id<TAB>polyline), GPX 1.1, \
+            NDJSON (streamed), CSV with a header (lat/latitude and lon/lng/longitude columns; an optional route, id or \
+            object_id column groups rows into routes, an optional time column gives each row its time), encoded polylines (one per line, optionally id<TAB>polyline), GPX 1.1, \
             and Google, OSRM or Valhalla directions responses (layers routes, steps and maneuvers); or a route store \
             (postgres://…, sqlite:PATH or a route store's SQLite file), read as it is when the build starts. \
             The pyramid is written into a staging folder or file beside the output and moved into place at the end, \

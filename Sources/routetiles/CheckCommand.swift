@@ -6,8 +6,9 @@ struct CheckCommand: AsyncParsableCommand {
         commandName: "check",
         abstract: "Read route files or route stores and report what they hold and what is wrong with them, without building tiles.",
         discussion: """
-            Prints per file its routes (per layer), points, skipped geometries and errors. With --skip-invalid every invalid \
-            route is listed; without it, the first error of each file. Exits with status 1 when any file has an error.
+            Prints per file its routes (per layer), points, the routes with times and their span, skipped geometries and \
+            errors. With --skip-invalid every invalid route is listed; without it, the first error of each file. Exits \
+            with status 1 when any file has an error.
             """)
 
     @Argument(help: "Route files or route stores to check.", completion: .file())
@@ -27,17 +28,26 @@ struct CheckCommand: AsyncParsableCommand {
                 // Counted piece by piece: a streamed file is never held whole.
                 var perLayer: [String: Int] = [:]
                 var points = 0
+                var timed = 0
+                var span: (first: Int64, last: Int64)?
                 var result = ReadResult()
                 try RouteReader.forEachPiece(path: input, format: reading.inputFormat, options: reading.readOptions) {
                     for route in $0.routes {
                         perLayer[route.layer ?? "routes", default: 0] += 1
                         points += route.pointCount
+                        if let first = route.times?.first, let last = route.times?.last {
+                            timed += 1
+                            span = (min(span?.first ?? first, first), max(span?.last ?? last, last))
+                        }
                     }
                     result.skippedGeometries.merge($0.skippedGeometries, uniquingKeysWith: +)
                     result.invalid.append(contentsOf: $0.invalid)
                 }
                 let layers = perLayer.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 var line = "\(input): \(layers.isEmpty ? "no routes" : layers), \(points) points"
+                if let span {
+                    line += ", \(timed) timed (\(TimeValue.iso(span.first)) to \(TimeValue.iso(span.last)))"
+                }
                 if !result.skippedGeometries.isEmpty {
                     line += ", skipped " + result.skippedGeometries.sorted { $0.key < $1.key }
                         .map { "\($0.value) \($0.key)" }.joined(separator: ", ")

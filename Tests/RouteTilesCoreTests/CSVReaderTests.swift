@@ -207,3 +207,80 @@ import RouteTilesCoreTestSupport
         #expect(result.routes.map { $0.parts[0].count } == [3, 2, 2])
     }
 }
+
+/// CSV time columns: detection, Unix seconds and ISO text, tracktable's layout, time order, and the errors.
+@Suite struct CSVTimesTests {
+    let t0: Int64 = 1_373_414_403_000 // 2013-07-10T00:00:03Z
+
+    func error(_ text: String, options: ReadOptions = ReadOptions()) -> String? {
+        inputError { _ = try readCSV(text, options: options) }?.description
+    }
+
+    @Test(arguments: ["time", "Timestamp", " DATETIME "])
+    func findsTheTimeColumnByName(name: String) throws {
+        let route = try #require(try readCSV("lat,lon,\(name)\n1,2,2013-07-10T00:00:03Z\n3,4,1373414404.25\n").routes.first)
+        #expect(route.times == [t0, t0 + 1250])
+        #expect(route.timeProblem() == nil)
+    }
+
+    @Test func readsTracktableWithoutOptionsOnceZonelessTimesAreUTC() throws {
+        let text = """
+        object_id,timestamp,longitude,latitude
+        ship1,2013-07-10 00:00:03,-71.0,42.0
+        ship2,2013-07-10 00:00:05,-70.0,41.0
+        ship1,2013-07-10 00:00:04,-71.1,42.1
+        ship2,2013-07-10 00:00:06,-70.1,41.1
+        """
+        #expect(error(text) == "t.csv:2:2: time '2013-07-10 00:00:03' has no zone; pass --time-zone UTC")
+        let result = try readCSV(text, options: ReadOptions(timeZone: .utc))
+        #expect(result.routes.map(\.id) == [.string("ship1"), .string("ship2")])
+        #expect(result.routes.map(\.times) == [[t0, t0 + 1000], [t0 + 2000, t0 + 3000]])
+        #expect(result.routes[0].parts == [coordinates([(-71.0, 42.0), (-71.1, 42.1)])])
+    }
+
+    @Test func namedNoneAndIgnoredColumnsGiveNoTimes() throws {
+        let text = "lat,lon,time,when\n1,2,junk,1373414403\n3,4,,1373414404\n"
+        #expect(try readCSV(text, options: ReadOptions(timeColumn: "none")).routes.first?.times == nil)
+        #expect(try readCSV(text, options: ReadOptions(times: .ignore)).routes.first?.times == nil)
+        #expect(try readCSV(text, options: ReadOptions(timeColumn: " When")).routes.first?.times == [t0, t0 + 1000])
+        #expect(error(text, options: ReadOptions(timeColumn: "at"))
+            == "t.csv:1: missing column: no 'at' in header (found: lat, lon, time, when)")
+        #expect(error(text) == "t.csv:2:3: time 'junk' is not an ISO 8601 date-time (2026-11-27T14:05:00Z) or Unix "
+                + "seconds; --time-column none reads no times")
+        #expect(error(text, options: ReadOptions(timeColumn: "TIME"))
+            == "t.csv:2:3: time 'junk' is not an ISO 8601 date-time (2026-11-27T14:05:00Z) or Unix seconds")
+    }
+
+    @Test func partialAndBackwardsTimesAreErrorsUnlessOrderedByTime() throws {
+        #expect(error("route,lat,lon,time\na,1,2,1373414403\nb,1,2,\na,3,4,\n")
+            == "t.csv:4:4: row has no time, but the row at 2:4 of this route has one")
+        let backwards = "lat,lon,time\n1,1,1373414405\n2,2,1373414403\n3,3,1373414404\n4,4,1373414403\n"
+        #expect(error(backwards) == "t.csv:3:3: row time 2013-07-10T00:00:03Z is before the one before it (2013-07-10T00:00:05Z)")
+        let sorted = try #require(try readCSV(backwards, options: ReadOptions(orderByTime: true)).routes.first)
+        // Stable: the two rows at :03 keep their file order.
+        #expect(sorted.parts == [coordinates([(2, 2), (4, 4), (3, 3), (1, 1)])])
+        #expect(sorted.times == [t0, t0, t0 + 1000, t0 + 2000])
+        // With --skip-invalid the route with partial times is left out and counted.
+        let skipped = try readCSV("route,lat,lon,time\na,1,2,1373414403\nb,1,2,\nb,5,6,\na,3,4,\n",
+                                  options: ReadOptions(skipInvalid: true))
+        #expect(skipped.routes.map(\.id) == [.string("b")] && skipped.invalid.count == 1)
+    }
+
+    @Test func randomRowOrdersReadInTimeOrder() throws {
+        var random = SeededGenerator(seed: 77)
+        for _ in 0..<100 {
+            let count = Int.random(in: 2...40, using: &random)
+            let times = (0..<count).map { _ in Int64.random(in: 0...2_000_000_000, using: &random) * 1000 }
+            var text = "id,lat,lon,time\n"
+            for (index, time) in times.enumerated() {
+                let cell = Bool.random(using: &random) ? TimeValue.iso(time) : "\(time / 1000)"
+                text += "v,\(index % 90),\(index),\(cell)\n"
+            }
+            let route = try #require(try readCSV(text, options: ReadOptions(orderByTime: true)).routes.first)
+            #expect(route.times == times.sorted())
+            #expect(route.timeProblem() == nil)
+            let order = (0..<count).sorted { (times[$0], $0) < (times[$1], $1) }
+            #expect(route.parts == [order.map { Coordinate(longitude: Double($0), latitude: Double($0 % 90)) }])
+        }
+    }
+}

@@ -21,20 +21,30 @@ import RouteTilesCoreTestSupport
             <trkpt lat="1.5" lon="2.5"/></trkseg><trkseg><trkpt lat="3" lon="4"/><trkpt lat="3.1" lon="4.1"/></trkseg></trk>\
             <!-- c --><rte><rtept lat="5" lon="6"/><rtept lat="5.1" lon="6.1"/></rte><wpt lat="0" lon="0"/></gpx>
             """,
+            """
+            <gpx><trk><trkseg><trkpt lat="1" lon="2"><time>2026-11-27T14:05:00Z</time></trkpt><trkpt lat="1.5" lon="2.5">\
+            <time>2026-11-27T14:05:01.5+01:00</time></trkpt></trkseg></trk><wpt lat="0" lon="0"><time>2026-11-27T14:05:09</time></wpt></gpx>
+            """,
         ],
         .geojson: [
             #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","properties":{"n":-1,"x":1.5,"b":true,"o":{"k":[1]},"z":null},"geometry":{"type":"LineString","coordinates":[[1,2],[3.5,-4e1]]}},"#
                 + #"{"type":"Feature","properties":null,"geometry":{"type":"MultiLineString","coordinates":[[[179,1],[-179,1]],[[5,6,7],[7,8]]]}},"#
                 + #"{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[0,0]}}]}"#,
             #"{"type":"LineString","coordinates":[[0.1,0.2],[0.3,0.4],[1e-3,2E2]]}"#,
+            #"{"type":"Feature","properties":{"coordTimes":[["2026-11-27T14:05:00Z",1795788301],[1795788302,"2026-11-27T14:05:03.5Z"]],"coordinateProperties":{"times":[1,2,3,4],"hr":[1]}},"#
+                + #""geometry":{"type":"MultiLineString","coordinates":[[[1,2],[3,4]],[[5,6],[7,8]]]}}"#,
         ],
         .csv: [
             "route,lat,lon,name\nA,47.1,8.5,\"x, \"\"y\"\"\"\nA,47.2,8.6,z\r\nB,-33.9,151.2,\nB,-33.8,151.3,w\n",
             "latitude;longitude\n1.5;2.5\n3.5;4.5\n",
+            "object_id,timestamp,longitude,latitude\na,2013-07-10 00:00:03,1,2\na,1373414404,1.5,2.5\nb,2013-07-10T00:00:03Z,3,4\nb,,5,6\n",
         ],
         .geojsonseq: [
             "\u{1E}{\"type\":\"Feature\",\"id\":1,\"properties\":{\"a\":[1,{\"b\":null}]},\"geometry\":{\"type\":\"LineString\",\"coordinates\":[[1,2],[3,4]]}}\n"
                 + "{\"type\":\"MultiLineString\",\"coordinates\":[[[1,2],[3,4]],[[5,6],[7,8]]]}\n",
+            "{\"type\":\"Feature\",\"properties\":{\"route\":\"a\",\"t\":1795788301},\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}}\n"
+                + "{\"type\":\"Feature\",\"id\":3,\"properties\":{\"time\":\"2026-11-27T14:05:00Z\"},\"geometry\":{\"type\":\"Point\",\"coordinates\":[3,4]}}\n"
+                + "{\"type\":\"Feature\",\"properties\":{\"route\":\"a\",\"t\":1795788300},\"geometry\":{\"type\":\"Point\",\"coordinates\":[5,6]}}\n",
         ],
     ]
 
@@ -65,15 +75,19 @@ import RouteTilesCoreTestSupport
     func mutatedSamplesNeverCrash(format: InputFormat) async {
         var random = SeededGenerator(seed: UInt64(format.rawValue.utf8.count) &* 7919)
         let seeds = (Self.seeds[format] ?? []).map { Array($0.utf8) }
-        var accepted = 0, rejected = 0, other = 0
+        var accepted = 0, rejected = 0, other = 0, badTimes = 0
         for n in 0..<Self.casesPerFormat {
             // Let the other tests (the in-process servers) have the concurrency pool's few threads now and then.
             if n % 500 == 0 { await Task.yield() }
             let input = Self.mutate(seeds[n % seeds.count], using: &random)
-            let options = ReadOptions(skipInvalid: n % 2 == 0)
+            let options = ReadOptions(skipInvalid: n % 2 == 0, timeZone: n % 3 == 0 ? .utc : .refuse,
+                                      orderByTime: n % 4 < 2, departure: n % 5 == 0 ? nil : 1_795_788_300_000,
+                                      pointsAsTracks: n % 3 != 2)
             do {
-                _ = try RouteReader.read(bytes: input, name: "fuzz", format: format, options: options)
+                let result = try RouteReader.read(bytes: input, name: "fuzz", format: format, options: options)
                 accepted += 1
+                // Whatever a reader accepts keeps the times rule: a time per position or none, never going back.
+                if result.routes.contains(where: { $0.timeProblem() != nil }) { badTimes += 1 }
             } catch is InputError {
                 rejected += 1
             } catch {
@@ -81,6 +95,7 @@ import RouteTilesCoreTestSupport
             }
         }
         #expect(other == 0, "errors that are not InputError")
+        #expect(badTimes == 0, "results whose routes break the times rule")
         #expect(accepted > 0 && rejected > 0, "\(format): \(accepted) accepted, \(rejected) rejected")
     }
 }

@@ -125,7 +125,7 @@ private func sample(_ name: String) -> String {
         for segment in 0..<40 {
             segments += "<trkseg>\n"
             for k in 0..<7 {
-                segments += "  <trkpt lat=\"47.\(segment)\(k)1\" lon='8.\(k)\(segment)2'><time>T\(segment)-\(k)</time></trkpt>\n"
+                segments += "  <trkpt lat=\"47.\(segment)\(k)1\" lon='8.\(k)\(segment)2'><time>2026-11-27T14:\(segment < 10 ? "0" : "")\(segment):0\(k)Z</time></trkpt>\n"
             }
             segments += "</trkseg>"
         }
@@ -151,6 +151,7 @@ private func sample(_ name: String) -> String {
                 #expect(routes.count == 3 && routes[0].parts.count == 40 && routes[0].parts.allSatisfy { $0.count == 7 })
                 #expect(routes[0].properties.first { $0.key == "name" }?.value == .string("Caf\u{E9} & Bar <raw> &"))
                 #expect(routes[2].layer == GPXReader.waypointsLayer)
+                #expect(routes[0].times?.count == 280 && routes[0].timeProblem() == nil)
             } else if n == 5 {
                 // A route left with one point is skipped and counted, as devices' empty tracks are.
                 #expect(try whole.get().routes.count == 2)
@@ -165,6 +166,7 @@ private func sample(_ name: String) -> String {
                 case let (.success(a), .success(b)):
                     #expect(a.routes.map(\.parts) == b.routes.map(\.parts), "case \(n), chunk \(chunk)")
                     #expect(a.routes.map(\.properties) == b.routes.map(\.properties), "case \(n), chunk \(chunk)")
+                    #expect(a.routes.map(\.times) == b.routes.map(\.times), "case \(n), chunk \(chunk)")
                     #expect(a.routes.map(\.origin) == b.routes.map(\.origin) && a.skippedGeometries == b.skippedGeometries)
                 case let (.failure(a), .failure(b)):
                     #expect(a.description == b.description, "case \(n), chunk \(chunk)")

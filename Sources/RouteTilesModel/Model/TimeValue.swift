@@ -21,11 +21,28 @@ public enum TimeValue {
     /// date and time, letters in either case, a leap second (`:60`) read as the next second, and fractions rounded
     /// to the millisecond.
     public static func parse(_ text: some StringProtocol, zoneless: ZonelessRule = .refuse) throws(TimeValueError) -> Int64 {
-        var scanner = TimeScanner(Array(text.utf8))
-        guard let milliseconds = scanner.instant(zoneless: zoneless) else {
-            throw TimeValueError(text: String(text), reason: scanner.problem ?? .notATime)
+        let read = text.utf8.withContiguousStorageIfAvailable { instant(utf8: $0, zoneless: zoneless) }
+            ?? Array(text.utf8).withUnsafeBufferPointer { instant(utf8: $0, zoneless: zoneless) }
+        guard let milliseconds = read.milliseconds else { throw TimeValueError(text: String(text), reason: read.problem) }
+        return milliseconds
+    }
+
+    /// An instant from ISO 8601 text given as UTF-8 bytes (a field of a file already in memory), read as
+    /// `parse(_:zoneless:)` reads text, without making a string first.
+    public static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>, zoneless: ZonelessRule = .refuse) throws(TimeValueError) -> Int64 {
+        let read = instant(utf8: bytes, zoneless: zoneless)
+        guard let milliseconds = read.milliseconds else {
+            throw TimeValueError(text: String(decoding: bytes, as: UTF8.self), reason: read.problem)
         }
         return milliseconds
+    }
+
+    /// The instant in `bytes`, or nil and why not.
+    private static func instant(utf8 bytes: UnsafeBufferPointer<UInt8>,
+                                zoneless: ZonelessRule) -> (milliseconds: Int64?, problem: TimeValueError.Reason) {
+        var scanner = TimeScanner(bytes)
+        let milliseconds = scanner.instant(zoneless: zoneless)
+        return (milliseconds, scanner.problem ?? .notATime)
     }
 
     /// An instant from ISO 8601 text as `parse` reads it, or from Unix seconds written as a number (`1795788305`,
@@ -165,19 +182,21 @@ enum CivilCalendar {
 
 /// Reads one RFC 3339 date-time from bytes.
 private struct TimeScanner {
-    let bytes: [UInt8]
-    var index = 0
+    /// The text without the spaces around it.
+    let bytes: Slice<UnsafeBufferPointer<UInt8>>
+    var index: Int
     var problem: TimeValueError.Reason?
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
         var start = 0, end = bytes.count
         while start < end, bytes[start] == 0x20 { start += 1 }
         while end > start, bytes[end - 1] == 0x20 { end -= 1 }
-        self.bytes = Array(bytes[start..<end])
+        self.bytes = bytes[start..<end]
+        index = start
     }
 
     mutating func number(_ count: Int) -> Int64? {
-        guard index + count <= bytes.count else { return nil }
+        guard index + count <= bytes.endIndex else { return nil }
         var value: Int64 = 0
         for byte in bytes[index..<(index + count)] {
             guard byte >= 0x30, byte <= 0x39 else { return nil }
@@ -188,7 +207,7 @@ private struct TimeScanner {
     }
 
     mutating func expect(_ options: String) -> Bool {
-        guard index < bytes.count, options.utf8.contains(bytes[index]) else { return false }
+        guard index < bytes.endIndex, options.utf8.contains(bytes[index]) else { return false }
         index += 1
         return true
     }
@@ -204,7 +223,7 @@ private struct TimeScanner {
         if expect(".,") {
             // The first three digits are milliseconds; the fourth rounds them (half up); later ones are dropped.
             var digits = 0
-            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
+            while index < bytes.endIndex, bytes[index] >= 0x30, bytes[index] <= 0x39 {
                 let digit = Int64(bytes[index] - 0x30)
                 if digits < 3 {
                     fraction = fraction * 10 + digit
@@ -218,13 +237,13 @@ private struct TimeScanner {
             for _ in digits..<max(digits, 3) { fraction *= 10 }
         }
         var offset: Int64 = 0
-        if index == bytes.count {
+        if index == bytes.endIndex {
             guard zoneless == .utc else {
                 problem = .noZone
                 return nil
             }
         } else if expect("Zz") {
-        } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+        } else if index < bytes.endIndex, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
             let sign: Int64 = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             index += 1
             guard let hours = number(2), hours < 24 else { return nil }
@@ -234,7 +253,7 @@ private struct TimeScanner {
         } else {
             return nil
         }
-        guard index == bytes.count else { return nil }
+        guard index == bytes.endIndex else { return nil }
         let days = CivilCalendar.days(year: year, month: month, day: day)
         let milliseconds = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + fraction - offset
         guard milliseconds >= TimeValue.earliest, milliseconds <= TimeValue.latest else {
