@@ -1,0 +1,128 @@
+import Foundation
+import RouteTiles
+@testable import RouteTilesServer
+import Testing
+import RouteTilesCoreTestSupport
+import RouteTilesTestSupport
+
+/// Time over HTTP: a route written with `coordTimes` gives every time back; fix objects append in time order, once
+/// each; times and positions that do not fit a route are refused with what is wrong.
+@Suite struct ServerTimesTests {
+    static let token = "times-token-1"
+    let auth = [("Authorization", "Bearer \(token)"), ("Content-Type", "application/geo+json")]
+
+    func configure(_ c: inout ServerConfiguration) {
+        c.writeToken = Self.token
+    }
+
+    static let base: Int64 = 1_795_788_300_000  // 2026-11-27T14:05:00Z
+
+    /// A van's track of two parts with a time on every position, as GPX and KML converters write it.
+    func timedFeature(id: String, flatTimes: Bool) -> (body: [UInt8], times: [Int64]) {
+        let parts = [[(2.30, 48.85), (2.31, 48.86), (2.32, 48.87)], [(2.33, 48.86), (2.34, 48.85)]]
+        let times = [0, 15_250, 30_000, 90_000, 120_000].map { Self.base + Int64($0) }
+        let iso = times.map { "\"\(TimeValue.iso($0))\"" }
+        let coordTimes = flatTimes ? "[" + iso.joined(separator: ",") + "]"
+            : "[[" + iso.prefix(3).joined(separator: ",") + "],[" + iso.suffix(2).joined(separator: ",") + "]]"
+        let coordinates = "[" + parts.map { "[" + $0.map { "[\($0.0),\($0.1)]" }.joined(separator: ",") + "]" }.joined(separator: ",") + "]"
+        let text = #"{"type":"Feature","id":"\#(id)","properties":{"name":"\#(id)","coordTimes":\#(coordTimes)},"geometry":{"type":"MultiLineString","coordinates":\#(coordinates)}}"#
+        return (Array(text.utf8), times)
+    }
+
+    func times(of server: TestServer.Handle, _ key: String) async throws -> [Int64]? {
+        let feature = try await server.get("/routes/\(key)").json
+        let texts = (feature["properties"] as? [String: Any])?["coordTimes"] as? [String]
+        return try texts?.map { try TimeValue.parse($0) }
+    }
+
+    func fixes(_ list: [(Double, Double, String)]) -> [UInt8] {
+        Array(("[" + list.map { #"{"lon":\#($0.0),"lat":\#($0.1),"t":\#($0.2)}"# }.joined(separator: ",") + "]").utf8)
+    }
+
+    @Test func aRouteWithTimesGivesThemBackAsCoordTimes() async throws {
+        try await TestServer.with(.routes([], options: TestServer.options()), configure: configure) { server in
+            for flat in [true, false] {
+                let key = flat ? "flat" : "nested"
+                let (body, times) = timedFeature(id: key, flatTimes: flat)
+                let created = try await server.request(.POST, "/routes", headers: auth, body: body)
+                #expect(created.status == 201, "\(created.text)")
+                #expect(try await self.times(of: server, key) == times)
+                let feature = try await server.get("/routes/\(key)").json
+                let properties = feature["properties"] as? [String: Any]
+                #expect((properties?["coordTimes"] as? [String])?[1] == "2026-11-27T14:05:15.250Z")
+                #expect(properties?["name"] as? String == key)
+                // What GET gives, PUT takes back unchanged.
+                let again = try await server.get("/routes/\(key)")
+                #expect(try await server.request(.PUT, "/routes/\(key)", headers: auth, body: again.body).status == 200)
+                #expect(try await self.times(of: server, key) == times)
+            }
+            let untimed = try await server.get("/routes/none")
+            #expect(untimed.status == 404)
+        }
+    }
+
+    @Test func fixObjectsAppendInTimeOrderOnceEach() async throws {
+        try await TestServer.with(.routes([], options: TestServer.options()), configure: configure) { server in
+            let (body, stored) = timedFeature(id: "van", flatTimes: true)
+            #expect(try await server.request(.POST, "/routes", headers: auth, body: body).status == 201)
+            // Out of order within the request, and the last stored fix resent: stored once, in order.
+            let t1 = "\"2026-11-27T14:07:10Z\"", t2 = "1795788440", t3 = "\"2026-11-27T15:07:20+01:00\""
+            let appended = try await server.request(.POST, "/routes/van/points", headers: auth,
+                                                    body: fixes([(2.36, 48.86, t3), (2.35, 48.85, t1), (2.355, 48.855, t2),
+                                                                 (2.34, 48.85, "\"2026-11-27T14:07:00Z\"")]))
+            #expect(appended.status == 200, "\(appended.text)")
+            #expect(try await self.times(of: server, "van") == stored + [Self.base + 130_000, Self.base + 140_000])
+            // (t3 is 14:07:20Z, the instant of t2: the first sent is kept; 14:07:00Z is the stored last fix.)
+            // A retry of the same request changes nothing.
+            let retry = try await server.request(.POST, "/routes/van/points", headers: auth,
+                                                 body: fixes([(2.35, 48.85, t1), (2.355, 48.855, t2)]))
+            #expect(retry.status == 200)
+            #expect(try await self.times(of: server, "van")?.count == stored.count + 2)
+            // A late fix, between two stored ones, is put in its place.
+            let late = try await server.request(.POST, "/routes/van/points", headers: auth,
+                                                body: fixes([(2.305, 48.855, "\"2026-11-27T14:05:05Z\"")]))
+            #expect(late.status == 200, "\(late.text)")
+            let all = try #require(try await self.times(of: server, "van"))
+            #expect(all == all.sorted() && all.contains(Self.base + 5_000) && all.count == stored.count + 3)
+            let feature = try await server.get("/routes/van").json
+            let coordinates = (feature["geometry"] as? [String: Any])?["coordinates"] as? [[[Double]]]
+            #expect(coordinates?[0][1] == [2.305, 48.855])
+        }
+    }
+
+    @Test func timesThatDoNotFitAreRefusedWithWhatIsWrong() async throws {
+        try await TestServer.with(.routes([], options: TestServer.options()), configure: configure) { server in
+            let (body, _) = timedFeature(id: "van", flatTimes: true)
+            #expect(try await server.request(.POST, "/routes", headers: auth, body: body).status == 201)
+            let plain = #"{"type":"Feature","id":"plain","properties":{},"geometry":{"type":"LineString","coordinates":[[2.3,48.8],[2.4,48.9]]}}"#
+            #expect(try await server.request(.POST, "/routes", headers: auth, body: Array(plain.utf8)).status == 201)
+            func post(_ key: String, _ text: String) async throws -> TestServer.Reply {
+                try await server.request(.POST, "/routes/\(key)/points", headers: auth, body: Array(text.utf8))
+            }
+            let mixed = try await post("van", #"[{"lon":2.4,"lat":48.9,"t":"2026-11-27T14:08:00Z"},{"lon":2.41,"lat":48.91}]"#)
+            #expect(mixed.status == 400 && mixed.text.contains("position 1 has no \\\"t\\\", but position 0 has one"), "\(mixed.text)")
+            let bad = try await post("van", #"[{"lon":2.4,"lat":48.9,"t":"yesterday"}]"#)
+            #expect(bad.status == 400 && bad.text.contains("'yesterday' is not an ISO 8601"), "\(bad.text)")
+            let zoneless = try await post("van", #"[{"lon":2.4,"lat":48.9,"t":"2026-11-27T14:08:00"}]"#)
+            #expect(zoneless.status == 400 && zoneless.text.contains("has no zone"), "\(zoneless.text)")
+            let future = try await post("van", #"[{"lon":2.4,"lat":48.9,"t":"2099-01-01T00:00:00Z"}]"#)
+            #expect(future.status == 400 && future.text.contains("--max-fix-skew"), "\(future.text)")
+            let speed = try await post("van", #"[{"lon":2.4,"lat":48.9,"t":1795788500,"speed":-1}]"#)
+            #expect(speed.status == 400 && speed.text.contains("not a speed"), "\(speed.text)")
+            let untimed = try await post("van", "[[2.4,48.9]]")
+            #expect(untimed.status == 409 && untimed.text.contains("keeps a time on every position"), "\(untimed.text)")
+            let timed = try await post("plain", #"[{"lon":2.4,"lat":48.9,"t":1795788500}]"#)
+            #expect(timed.status == 409 && timed.text.contains("has no times"), "\(timed.text)")
+            // In a batch, each id is judged alone.
+            let batch = try await server.request(.POST, "/routes/points", headers: auth, body: Array(#"""
+                {"van": [{"lon": 2.35, "lat": 48.85, "t": "2026-11-27T14:09:00Z"}], "plain": [[2.41, 48.91]],
+                 "nowhere": [{"lon": 2.35, "lat": 48.85, "t": 1795788600}], "van-untimed": [[2.4, 48.9]]}
+                """#.utf8))
+            #expect(batch.status == 200, "\(batch.text)")
+            let applied = (batch.json["applied"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            let refused = (batch.json["refused"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            #expect(Set(applied ?? []) == ["van", "plain"] && Set(refused ?? []) == ["nowhere", "van-untimed"], "\(batch.text)")
+            #expect(try await self.times(of: server, "van")?.last == Self.base + 240_000)
+        }
+    }
+}
