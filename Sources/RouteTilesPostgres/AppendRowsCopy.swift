@@ -3,14 +3,14 @@ import NIOCore
 import RouteTiles
 
 /// The append rows of a group commit as the data of `COPY <table>_changes (seq, route_id, op, base_version, points,
-/// changed_at) FROM STDIN` in PostgreSQL's text format: one line per append, columns separated by tabs.
+/// changed_at, times) FROM STDIN` in PostgreSQL's text format: one line per append, columns separated by tabs.
 ///
 /// COPY is how the store writes the rows of a group, not `INSERT … SELECT`: PostgreSQL then writes one WAL record
 /// per page of rows (`heap_multi_insert`), not a record per row with its own header and block reference, which
 /// saves about 45 bytes a fix (Docs/BENCHMARKS.md, "Where PostgreSQL's bytes per fix go").
 struct AppendRowsCopy {
     /// The columns, in the order of each line.
-    static let columns = ["seq", "route_id", "op", "base_version", "points", "changed_at"]
+    static let columns = ["seq", "route_id", "op", "base_version", "points", "changed_at", "times"]
 
     private(set) var buffer: ByteBuffer
 
@@ -19,8 +19,9 @@ struct AppendRowsCopy {
     }
 
     /// Adds the row of one append: its sequence number, route, the route's version before it, the positions and
-    /// the time (`changedAt`, the text of a `timestamptz`).
-    mutating func add(seq: Int64, key: String, base: Int64, points: [Coordinate], changedAt: String) {
+    /// the time (`changedAt`, the text of a `timestamptz`), and the points' times when the route has times (Unix
+    /// seconds; `\N`, NULL, otherwise).
+    mutating func add(seq: Int64, key: String, base: Int64, points: [Coordinate], changedAt: String, times: [Int64]? = nil) {
         buffer.writeString(String(seq))
         buffer.writeInteger(UInt8(ascii: "\t"))
         Self.writeEscaped(key, to: &buffer)
@@ -37,7 +38,16 @@ struct AppendRowsCopy {
         }
         buffer.writeString("}\t")
         buffer.writeString(changedAt)
-        buffer.writeInteger(UInt8(ascii: "\n"))
+        if let times {
+            buffer.writeString("\t{")
+            for (i, time) in times.enumerated() {
+                if i > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
+                buffer.writeString((Double(time) / 1000).description)
+            }
+            buffer.writeString("}\n")
+        } else {
+            buffer.writeString("\t\\N\n")
+        }
     }
 
     /// A text value in COPY's text format: backslash, tab, newline and carriage return escaped with a backslash.

@@ -127,6 +127,10 @@ package struct PostgresRouteSchema: Sendable {
                 changed_at timestamptz NOT NULL DEFAULT clock_timestamp()
             )
             """,
+            // Schema 6: the times of an append's points (Unix seconds, one per point) when its route has times.
+            """
+            ALTER TABLE \(changes) ADD COLUMN IF NOT EXISTS times double precision[]
+            """,
             """
             CREATE TABLE IF NOT EXISTS \(imports) (
                 id text PRIMARY KEY,
@@ -147,6 +151,24 @@ package struct PostgresRouteSchema: Sendable {
                 END
                 FROM (SELECT ST_SetSRID(ST_Collect(ARRAY(
                         SELECT ST_MakePoint(flat[i], flat[i + 1]) FROM generate_series(1, cardinality(flat) - 1, 2) AS i ORDER BY i)),
+                    ST_SRID(line)) AS points) a
+            $routetiles$
+            """,
+            // A line with times (M) extended by points and their times; without times, as the function above.
+            """
+            CREATE OR REPLACE FUNCTION \(extendFunction)(line geometry, flat double precision[], times double precision[])
+            RETURNS geometry LANGUAGE sql IMMUTABLE AS $routetiles$
+                SELECT CASE
+                    WHEN times IS NULL THEN \(extendFunction)(line, flat)
+                    WHEN cardinality(flat) IS NULL OR cardinality(flat) < 2 THEN line
+                    WHEN ST_GeometryType(line) = 'ST_LineString' THEN ST_MakeLine(ARRAY[line, a.points])
+                    ELSE ST_Collect(ARRAY(
+                        SELECT CASE WHEN d.path[1] = ST_NumGeometries(line) THEN ST_MakeLine(ARRAY[d.geom, a.points]) ELSE d.geom END
+                        FROM ST_Dump(line) d ORDER BY d.path[1]))
+                END
+                FROM (SELECT ST_SetSRID(ST_Collect(ARRAY(
+                        SELECT ST_MakePointM(flat[i], flat[i + 1], times[(i + 1) / 2])
+                        FROM generate_series(1, cardinality(flat) - 1, 2) AS i ORDER BY i)),
                     ST_SRID(line)) AS points) a
             $routetiles$
             """,
@@ -175,6 +197,7 @@ package struct PostgresRouteSchema: Sendable {
                 s bigint;
                 created boolean := TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND OLD.id IS DISTINCT FROM NEW.id);
                 tail double precision[];
+                tail_times double precision[];
                 fix timestamptz;
             BEGIN
                 -- RouteTiles folding a route's tail into its line: the route reads the same, so nothing is recorded.
@@ -192,11 +215,12 @@ package struct PostgresRouteSchema: Sendable {
                     IF NEW.geom IS DISTINCT FROM OLD.geom THEN
                         NEW.fixed_at := NULL;
                     ELSE
-                        SELECT array_agg(u.p ORDER BY c.seq, u.o), max(c.changed_at) INTO tail, fix
-                        FROM \(changes) c CROSS JOIN LATERAL unnest(c.points) WITH ORDINALITY AS u(p, o)
-                        WHERE c.seq > OLD.version AND c.route_id = OLD.id AND c.op = 'append';
+                        SELECT array_agg(u.p ORDER BY c.seq, u.o), array_agg(u.t ORDER BY c.seq, u.o) FILTER (WHERE u.t IS NOT NULL),
+                            max(c.changed_at) INTO tail, tail_times, fix
+                        FROM \(changes) c CROSS JOIN LATERAL unnest(c.points, c.times) WITH ORDINALITY AS u(p, t, o)
+                        WHERE c.seq > OLD.version AND c.route_id = OLD.id AND c.op = 'append' AND u.p IS NOT NULL;
                         IF tail IS NOT NULL THEN
-                            NEW.geom := \(extendFunction)(OLD.geom, tail);
+                            NEW.geom := \(extendFunction)(OLD.geom, tail, tail_times);
                             NEW.fixed_at := fix;
                         END IF;
                     END IF;

@@ -133,15 +133,17 @@ extension PostgresRouteStore {
         let seen = try await Self.newest(connection, schema: schema, logger: logger)
         var tails = try await rowTails(PostgresQuery(unsafeSQL: "SELECT \(ledgerColumns) FROM \(schema.routes)"), connection)
         let rows = try await connection.query(PostgresQuery(unsafeSQL: """
-            SELECT c.route_id, c.seq, (COALESCE(cardinality(c.points), 0) / 2)::int8, EXTRACT(EPOCH FROM c.changed_at)::float8
+            SELECT c.route_id, c.seq, (COALESCE(cardinality(c.points), 0) / 2)::int8, EXTRACT(EPOCH FROM c.changed_at)::float8,
+                c.times[cardinality(c.times)]
             FROM \(schema.changes) c JOIN \(schema.routes) r ON r.id = c.route_id
             WHERE c.op = 'append' AND c.seq > r.version ORDER BY c.seq
             """), logger: logger)
-        for try await (key, seq, count, fix) in rows.decode((String, Int64, Int64, Double?).self) {
+        for try await (key, seq, count, fix, lastM) in rows.decode((String, Int64, Int64, Double?, Double?).self) {
             guard var tail = tails[key] else { continue }
             tail.rows.append(seq)
             tail.positions += Int(count)
             tail.lastFix = fix ?? tail.lastFix
+            if let time = lastM.flatMap(TimeValue.seconds) { tail.lastTime = time }
             tails[key] = tail
         }
         ledger { state in
@@ -157,18 +159,18 @@ extension PostgresRouteStore {
         let seen = ledger { $0.ledger.seen }
         var query = PostgresQuery(unsafeSQL: """
             SELECT p.through, c.seq, c.route_id, c.op, (COALESCE(cardinality(c.points), 0) / 2)::int8,
-                EXTRACT(EPOCH FROM c.changed_at)::float8
+                EXTRACT(EPOCH FROM c.changed_at)::float8, c.times[cardinality(c.times)]
             FROM (SELECT MAX(through) AS through FROM \(schema.pruned)) p
             LEFT JOIN LATERAL (SELECT * FROM \(schema.changes) WHERE seq > $1 ORDER BY seq) c ON true
             ORDER BY c.seq
             """)
         query.binds.append(seen)
-        var changes: [(seq: Int64, key: String, op: String, count: Int64, fix: Double?)] = []
-        for try await (through, seq, key, op, count, fix)
-            in try await connection.query(query, logger: logger).decode((Int64?, Int64?, String?, String?, Int64?, Double?).self) {
+        var changes: [(seq: Int64, key: String, op: String, count: Int64, fix: Double?, lastTime: Int64?)] = []
+        for try await (through, seq, key, op, count, fix, lastM)
+            in try await connection.query(query, logger: logger).decode((Int64?, Int64?, String?, String?, Int64?, Double?, Double?).self) {
             if (through ?? 0) > seen { return false }
             guard let seq, let key, let op else { continue }
-            changes.append((seq, key, op, count ?? 0, fix))
+            changes.append((seq, key, op, count ?? 0, fix, lastM.flatMap(TimeValue.seconds)))
         }
         guard !changes.isEmpty else { return true }
         // Routes written whole (inserted, updated) are read as they are now; their older rows in this read, and
@@ -179,7 +181,8 @@ extension PostgresRouteStore {
             for change in changes {
                 switch change.op {
                 case "append":
-                    state.ledger.append(change.key, seq: change.seq, count: Int(change.count), time: change.fix)
+                    state.ledger.append(change.key, seq: change.seq, count: Int(change.count), time: change.fix,
+                                        lastTime: change.lastTime)
                 case "delete" where !rewritten.contains(change.key):
                     state.ledger.remove(change.key)
                 default:
@@ -196,7 +199,8 @@ extension PostgresRouteStore {
     private var ledgerColumns: String {
         """
         id, version, (pg_column_size(geom) / 16)::int8, EXTRACT(EPOCH FROM fixed_at)::float8, kind,
-            CASE WHEN kind IS NULL THEN GeometryType(geom) END, ST_Zmflag(geom) IN (1, 3)
+            CASE WHEN kind IS NULL THEN GeometryType(geom) END, ST_Zmflag(geom) IN (1, 3),
+            CASE WHEN ST_Zmflag(geom) IN (1, 3) THEN ST_M(ST_PointN(ST_GeometryN(geom, ST_NumGeometries(geom)), -1)) END
         """
     }
 
@@ -208,11 +212,12 @@ extension PostgresRouteStore {
     /// The rows `query` selects (`ledgerColumns`), each as a ledger entry with an empty tail.
     private func rowTails(_ query: PostgresQuery, _ connection: PostgresConnection) async throws -> [String: TailLedger.Tail] {
         var tails: [String: TailLedger.Tail] = [:]
-        for try await (key, version, line, fix, kind, type, hasTimes)
-            in try await connection.query(query, logger: logger).decode((String, Int64, Int64, Double?, String?, String?, Bool).self) {
+        for try await (key, version, line, fix, kind, type, hasTimes, lastM)
+            in try await connection.query(query, logger: logger).decode((String, Int64, Int64, Double?, String?, String?, Bool, Double?).self) {
             var tail = TailLedger.Tail(rowVersion: version, line: Int(line))
             tail.isLine = Self.isLine(kind: kind, type: type)
             tail.hasTimes = hasTimes
+            tail.lastTime = lastM.flatMap(TimeValue.seconds)
             tail.lastFix = fix
             tails[key] = tail
         }
@@ -229,7 +234,7 @@ extension PostgresRouteStore {
             for key in keys {
                 if let row = found[key] {
                     state.ledger.reset(key, version: row.rowVersion, line: row.line, isLine: row.isLine,
-                                       hasTimes: row.hasTimes, lastFix: row.lastFix)
+                                       hasTimes: row.hasTimes, lastTime: row.lastTime, lastFix: row.lastFix)
                 } else {
                     state.ledger.remove(key)
                 }

@@ -42,11 +42,13 @@ extension PostgresRouteStore {
                 // The rows newer than the row's version (another server may have folded some): written into the
                 // line, and the row takes the last one's version. The version after comes back either way.
                 var update = PostgresQuery(unsafeSQL: """
-                    WITH t AS (SELECT array_agg(u.p ORDER BY c.seq, u.o) AS flat, MAX(c.seq) AS last, MAX(c.changed_at) AS fix
-                               FROM \(schema.changes) c CROSS JOIN LATERAL unnest(c.points) WITH ORDINALITY AS u(p, o)
+                    WITH t AS (SELECT array_agg(u.p ORDER BY c.seq, u.o) FILTER (WHERE u.p IS NOT NULL) AS flat,
+                                      array_agg(u.t ORDER BY c.seq, u.o) FILTER (WHERE u.t IS NOT NULL) AS tflat,
+                                      MAX(c.seq) AS last, MAX(c.changed_at) AS fix
+                               FROM \(schema.changes) c CROSS JOIN LATERAL unnest(c.points, c.times) WITH ORDINALITY AS u(p, t, o)
                                WHERE c.seq = ANY($2) AND c.route_id = $1 AND c.op = 'append'
                                    AND c.seq > (SELECT version FROM \(schema.routes) WHERE id = $1)),
-                    f AS (UPDATE \(schema.routes) r SET geom = \(schema.extendFunction)(r.geom, t.flat), version = t.last, fixed_at = t.fix
+                    f AS (UPDATE \(schema.routes) r SET geom = \(schema.extendFunction)(r.geom, t.flat, t.tflat), version = t.last, fixed_at = t.fix
                           FROM t WHERE r.id = $1 AND t.last IS NOT NULL RETURNING t.last)
                     SELECT COALESCE((SELECT last FROM f), (SELECT version FROM \(schema.routes) WHERE id = $1))
                     """)

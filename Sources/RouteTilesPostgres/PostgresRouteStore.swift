@@ -122,25 +122,39 @@ package final class PostgresRouteStore: RouteStore {
     var rowColumns: String {
         """
         r.id, GREATEST(r.version, t.last), r.created_seq, r.properties::text, ST_AsBinary(CASE ST_Zmflag(r.geom) WHEN 2 THEN ST_Force2D(r.geom) WHEN 3 THEN ST_Force3DM(r.geom) ELSE r.geom END), r.layer,
-            r.kind, r.geodesic, t.flat, EXTRACT(EPOCH FROM COALESCE(t.fix, r.fixed_at))::float8
+            r.kind, r.geodesic, t.flat, EXTRACT(EPOCH FROM COALESCE(t.fix, r.fixed_at))::float8, t.tflat
         """
     }
 
     /// The lateral join of `rowColumns` with the tail rows among the sequence numbers bound at `seqs` ("$1").
     func tailJoin(_ seqs: String) -> String {
         """
-        LEFT JOIN LATERAL (SELECT array_agg(u.p ORDER BY c.seq, u.o) AS flat, MAX(c.seq) AS last, MAX(c.changed_at) AS fix
-            FROM \(schema.changes) c CROSS JOIN LATERAL unnest(c.points) WITH ORDINALITY AS u(p, o)
+        LEFT JOIN LATERAL (SELECT array_agg(u.p ORDER BY c.seq, u.o) FILTER (WHERE u.p IS NOT NULL) AS flat,
+                array_agg(u.t ORDER BY c.seq, u.o) FILTER (WHERE u.t IS NOT NULL) AS tflat,
+                MAX(c.seq) AS last, MAX(c.changed_at) AS fix
+            FROM \(schema.changes) c CROSS JOIN LATERAL unnest(c.points, c.times) WITH ORDINALITY AS u(p, t, o)
             WHERE c.seq = ANY(\(seqs)) AND c.seq > r.version AND c.route_id = r.id AND c.op = 'append') t ON true
         """
     }
 
-    typealias RowTuple = (String, Int64, Int64, String?, ByteBuffer?, String?, String?, Bool, [Double]?, Double?)
+    typealias RowTuple = (String, Int64, Int64, String?, ByteBuffer?, String?, String?, Bool, [Double]?, Double?, [Double]?)
 
     static func row(_ t: RowTuple) -> StoredRow {
         StoredRouteCodec.route(key: t.0, version: t.1, created: t.2, properties: t.3,
                                wkb: t.4.map { Array($0.readableBytesView) }, layer: t.5, kind: t.6, geodesic: t.7,
-                               tail: coordinates(t.8 ?? []), lastFix: t.9)
+                               tail: coordinates(t.8 ?? []), tailTimes: t.10.map(milliseconds), lastFix: t.9)
+    }
+
+    /// Times as the feed keeps them (Unix seconds) in milliseconds; one that is no time makes the list unfit for
+    /// its positions, so that the row is read as bad.
+    static func milliseconds(_ seconds: [Double]) -> [Int64] {
+        var times: [Int64] = []
+        times.reserveCapacity(seconds.count)
+        for value in seconds {
+            guard let time = TimeValue.seconds(value) else { return [] }
+            times.append(time)
+        }
+        return times
     }
 
     /// Positions from a flat array of longitude, latitude pairs.
@@ -152,6 +166,7 @@ package final class PostgresRouteStore: RouteStore {
     /// A route's tail as `loadAll` reads it: positions flat, its last row, and when that row arrived.
     private struct TailRead {
         var flat: [Double] = []
+        var times: [Double] = []
         var last: Int64 = 0
         var fix: Double?
     }
@@ -165,19 +180,20 @@ package final class PostgresRouteStore: RouteStore {
                     // Every tail in one pass over the feed, then the routes.
                     var tails: [String: TailRead] = [:]
                     let tailRows = try await connection.query(PostgresQuery(unsafeSQL: """
-                        SELECT c.route_id, c.seq, c.points, EXTRACT(EPOCH FROM c.changed_at)::float8
+                        SELECT c.route_id, c.seq, c.points, EXTRACT(EPOCH FROM c.changed_at)::float8, c.times
                         FROM \(schema.changes) c JOIN \(schema.routes) r ON r.id = c.route_id
                         WHERE c.op = 'append' AND c.seq > r.version ORDER BY c.seq
                         """), logger: logger)
-                    for try await (key, seq, flat, fix) in tailRows.decode((String, Int64, [Double]?, Double?).self) {
+                    for try await (key, seq, flat, fix, times) in tailRows.decode((String, Int64, [Double]?, Double?, [Double]?).self) {
                         tails[key, default: TailRead()].flat += flat ?? []
+                        tails[key]?.times += times ?? []
                         tails[key]?.last = seq
                         tails[key]?.fix = fix
                     }
                     var snapshot = RouteStoreSnapshot(routes: [], badRows: [], sequence: sequence)
                     let rows = try await connection.query(PostgresQuery(unsafeSQL: """
                         SELECT r.id, r.version, r.created_seq, r.properties::text, ST_AsBinary(CASE ST_Zmflag(r.geom) WHEN 2 THEN ST_Force2D(r.geom) WHEN 3 THEN ST_Force3DM(r.geom) ELSE r.geom END), r.layer,
-                            r.kind, r.geodesic, NULL::float8[], EXTRACT(EPOCH FROM r.fixed_at)::float8
+                            r.kind, r.geodesic, NULL::float8[], EXTRACT(EPOCH FROM r.fixed_at)::float8, NULL::float8[]
                         FROM \(schema.routes) r ORDER BY r.created_seq, r.id
                         """), logger: logger)
                     for try await tuple in rows.decode(RowTuple.self) {
@@ -186,6 +202,7 @@ package final class PostgresRouteStore: RouteStore {
                             tuple.1 = max(tuple.1, tail.last)
                             tuple.8 = tail.flat
                             tuple.9 = tail.fix ?? tuple.9
+                            tuple.10 = tail.times.isEmpty ? nil : tail.times
                         }
                         switch Self.row(tuple) {
                         case let .route(route): snapshot.routes.append(route)
@@ -224,7 +241,8 @@ package final class PostgresRouteStore: RouteStore {
         try await call("cannot read the changes") { [self] in
             // The prune mark comes with the rows, in one snapshot: one row with no change when there is none.
             var query = PostgresQuery(unsafeSQL: """
-                SELECT p.through, c.seq, c.route_id, c.op, c.base_version, c.points, EXTRACT(EPOCH FROM c.changed_at)::float8
+                SELECT p.through, c.seq, c.route_id, c.op, c.base_version, c.points, EXTRACT(EPOCH FROM c.changed_at)::float8,
+                    c.times
                 FROM (SELECT MAX(through) AS through FROM \(schema.pruned)) p
                 LEFT JOIN LATERAL (SELECT * FROM \(schema.changes) WHERE seq > $1 ORDER BY seq LIMIT $2) c ON true
                 ORDER BY c.seq
@@ -234,8 +252,8 @@ package final class PostgresRouteStore: RouteStore {
             let rows = try await client.query(query, logger: logger)
             var changes: [RouteChange] = []
             var through: Int64 = 0
-            for try await (pruned, seq, key, op, base, flat, changedAt)
-                in rows.decode((Int64?, Int64?, String?, String?, Int64?, [Double]?, Double?).self) {
+            for try await (pruned, seq, key, op, base, flat, changedAt, times)
+                in rows.decode((Int64?, Int64?, String?, String?, Int64?, [Double]?, Double?, [Double]?).self) {
                 through = max(through, pruned ?? 0)
                 guard let seq, let key, let op else { continue }
                 guard let operation = RouteChange.Operation(rawValue: op) else {
@@ -243,7 +261,7 @@ package final class PostgresRouteStore: RouteStore {
                 }
                 let points = Self.coordinates(flat ?? [])
                 changes.append(RouteChange(sequence: seq, key: key, operation: operation, baseVersion: base, points: points,
-                                           time: operation == .append ? changedAt : nil))
+                                           time: operation == .append ? changedAt : nil, times: times.map(Self.milliseconds)))
             }
             // A prune deleted changes after `sequence` (`<table>_changes_pruned`): the reader must load everything
             // again. A hole alone is no sign of it: a writer that rolled back leaves its number unused, and a

@@ -16,7 +16,9 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
     let connection: PostgresConnection
     /// Routes whose tail grew long enough to fold, once the transaction has committed.
     var due: [String] = []
-    private var appends: [(key: String, points: [Coordinate])] = []
+    private var appends: [(key: String, points: [Coordinate], times: [Int64]?)] = []
+    /// The last time of each route that queued appends with times extend (the ledger learns it at `flushAppends`).
+    private var queuedLastTimes: [String: Int64] = [:]
     private var remembered: [(key: String, hash: String, version: Int64)] = []
     private var forgotten: [String] = []
 
@@ -56,7 +58,7 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
     /// From the ledger alone: the routes it lacked were read before the batch (`prepare(forBatch:)`).
     nonisolated(nonsending) func appendTarget(_ key: String) async throws -> AppendTarget {
         guard let tail = store.ledger({ $0.ledger.tail(of: key) }) else { return .missing }
-        return tail.isLine ? .line(hasTimes: tail.hasTimes, lastTime: tail.lastTime) : .notALine
+        return tail.isLine ? .line(hasTimes: tail.hasTimes, lastTime: queuedLastTimes[key] ?? tail.lastTime) : .notALine
     }
 
     /// Routes appended to that the ledger does not know are read from their rows, in one query (a route the feed's
@@ -93,7 +95,7 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
         func written(_ version: Int64) {
             store.ledger { state in
                 state.ledger.reset(key, version: version, line: route.pointCount, isLine: route.kind == .line,
-                                   hasTimes: route.times != nil, lastFix: lastFix)
+                                   hasTimes: route.times != nil, lastTime: route.times?.last, lastFix: lastFix)
             }
         }
         func bind(_ query: inout PostgresQuery) {
@@ -140,15 +142,13 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
         return sequence
     }
 
-    /// Queued for `flushAppends`. Fixes with times are not kept by this store's feed yet: refused, nothing written.
+    /// Queued for `flushAppends`; the ledger's last time moves at once, so that the next fixes of the batch are
+    /// judged against these.
     nonisolated(nonsending) mutating func append(_ points: [Coordinate], times: [Int64]?, to key: String) async throws
         -> RouteChange?
     {
-        guard times == nil else {
-            throw RouteStoreError(store: store.displayName, message: "route \(key): appending fixes with times is not "
-                                  + "supported by the PostgreSQL store yet; write the route whole (PUT) with its times")
-        }
-        appends.append((key, points))
+        appends.append((key, points, times))
+        if let last = times?.last { queuedLastTimes[key] = last }
         return nil
     }
 
@@ -160,6 +160,7 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
         guard !appends.isEmpty else { return [] }
         let group = appends
         appends.removeAll(keepingCapacity: true)
+        queuedLastTimes.removeAll(keepingCapacity: true)
         var numbers = PostgresQuery(unsafeSQL: """
             SELECT n.s FROM (SELECT nextval(\(PostgresRouteSchema.literal(schema.sequence))) AS s FROM generate_series(1, $1)) n,
                 (SELECT pg_notify(\(PostgresRouteSchema.literal(PostgresRouteSchema.channel)), \(PostgresRouteSchema.literal(schema.payload)))) w
@@ -183,10 +184,12 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
             var dueKeys: [String] = []
             for (entry, seq) in zip(group, sequences) {
                 let base = state.ledger.tail(of: entry.key)?.version ?? 0
-                rows.add(seq: seq, key: entry.key, base: base, points: entry.points, changedAt: changedAt)
+                rows.add(seq: seq, key: entry.key, base: base, points: entry.points, changedAt: changedAt, times: entry.times)
                 changes.append(RouteChange(sequence: seq, key: entry.key, operation: .append, baseVersion: base,
-                                           points: entry.points, time: time))
-                if state.ledger.append(entry.key, seq: seq, count: entry.points.count, time: time) { dueKeys.append(entry.key) }
+                                           points: entry.points, time: time, times: entry.times))
+                if state.ledger.append(entry.key, seq: seq, count: entry.points.count, time: time, lastTime: entry.times?.last) {
+                    dueKeys.append(entry.key)
+                }
             }
             return dueKeys
         }

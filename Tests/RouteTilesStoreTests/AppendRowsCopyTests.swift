@@ -34,6 +34,12 @@ struct AppendRowsCopyTests {
                  points: [Coordinate(longitude: 2.5, latitude: -48.25), Coordinate(longitude: 1e-7, latitude: 0.1)],
                  changedAt: "2026-11-26 13:38:52.123456+00")
         let text = String(decoding: rows.buffer.readableBytesView, as: UTF8.self)
-        #expect(text == "42\ta\\tb\\\\c\\nd\\re\tappend\t7\t{2.5,-48.25,1e-07,0.1}\t2026-11-26 13:38:52.123456+00\n")
+        #expect(text == "42\ta\\tb\\\\c\\nd\\re\tappend\t7\t{2.5,-48.25,1e-07,0.1}\t2026-11-26 13:38:52.123456+00\t\\N\n")
+        // With times: Unix seconds, one per point, as the last column.
+        var timed = AppendRowsCopy(capacity: 64)
+        timed.add(seq: 43, key: "van", base: 42, points: [Coordinate(longitude: 2.5, latitude: -48.25)],
+                  changedAt: "2026-11-26 13:38:52.123456+00", times: [1_795_788_300_250])
+        #expect(String(decoding: timed.buffer.readableBytesView, as: UTF8.self)
+            == "43\tvan\tappend\t42\t{2.5,-48.25}\t2026-11-26 13:38:52.123456+00\t{1795788300.25}\n")
     }
 }

@@ -505,6 +505,65 @@ struct PostgresStoreTests {
         await store.close()
     }
 
+    /// Fixes with times through PostgreSQL: appended rows carry their times (the feed's `times`), a replica reads
+    /// them, a late fix and a retry are handled as in every store, a fold and another program's UPDATE write the
+    /// tail into the line with its M, and the route reads the same throughout.
+    @Test func fixesWithTimesAreKeptThroughTailsAndFolds() async throws {
+        let (cluster, url, database) = try await newDatabase()
+        let a = try await open(url)
+        let b = try await open(url)
+        let (syncB, _) = try await LiveRouteSync.open(store: b, options: Self.options)
+        var rng = SeededGenerator(seed: 3507)
+        var time: Int64 = 1_795_788_300_000
+        let track = Sample.track(count: 200, lon: 2.35, lat: 48.85, step: 0.0004, using: &rng).map { point -> (Coordinate, Int64) in
+            time += Int64.random(in: 500...3000, using: &rng)
+            return (point, time)
+        }
+        _ = try await a.commit(.put([Route(id: .string("van"), parts: [track.prefix(10).map(\.0)],
+                                           times: track.prefix(10).map(\.1))]))
+        // In batches of a few, each with two appends to the van: now and then a fix held back and sent with the next
+        // batch (a late fix), and a stored one resent (a retry).
+        var sent = 10
+        var heldBack: [(Coordinate, Int64)] = []
+        while sent < track.count || !heldBack.isEmpty {
+            let count = min(track.count - sent, 7)
+            var first = Array(track[sent..<(sent + count / 2)])
+            let second = Array(track[(sent + count / 2)..<(sent + count)])
+            let late = heldBack + (sent % 4 == 0 ? [track[sent - 3]] : [])
+            heldBack = []
+            if sent % 3 == 0, first.count >= 2 { heldBack = [first.removeFirst()] }
+            let results = try await a.commit(batch: [
+                .appendTimed(key: "van", points: first.map(\.0), times: first.map(\.1)),
+                .appendTimed(key: "van", points: (second + late).map(\.0), times: (second + late).map(\.1)),
+            ])
+            for result in results {
+                guard case .success(.committed) = result else {
+                    Issue.record("at \(sent): \(result)")
+                    return
+                }
+            }
+            sent += count
+        }
+        func stored(_ store: any RouteStore) async throws -> Route? {
+            guard case let .route(row)? = try await store.rows(["van"])["van"] else { return nil }
+            return row.route
+        }
+        #expect(try await stored(a)?.times == track.map(\.1))
+        #expect(try await stored(a)?.parts.flatMap { $0 } == track.map(\.0))
+        // The replica applies the feed (its appends carry their times) and reads the same route.
+        try await syncB.catchUp()
+        #expect(try await stored(b)?.times == track.map(\.1))
+        // Another program's UPDATE of the properties writes the tail into the line, with its M.
+        try await cluster.psql(database, "UPDATE routes SET properties = '{\"name\": \"by psql\"}' WHERE id = 'van'")
+        #expect(try await cluster.psql(database, "SELECT ST_Zmflag(geom) || ' ' || ST_NPoints(geom) FROM routes WHERE id = 'van'")
+            == "1 \(track.count)")
+        #expect(try await cluster.psql(database, "SELECT ST_M(ST_EndPoint(geom)) * 1000 FROM routes WHERE id = 'van'")
+            == String(track.last?.1 ?? 0))
+        #expect(try await stored(a)?.times == track.map(\.1))
+        await a.close()
+        await b.close()
+    }
+
     /// A writer in plain SQL updates a row while RouteTiles, holding the writers' lock, writes the same row: the
     /// SQL statement waits for the lock before it locks any row, so neither fails with a deadlock.
     @Test func sqlWritersAndRouteTilesDoNotDeadlock() async throws {
