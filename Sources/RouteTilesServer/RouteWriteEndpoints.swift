@@ -93,6 +93,12 @@ struct RouteWriteEndpoints: Sendable {
         } catch {
             return HTTPAnswers.error(.badRequest, "\(error)")
         }
+        return await commitFiltered(write, created: created, dropped: dropped)
+    }
+
+    /// Commits a write whose fixes the glitch filters have seen: what they dropped is counted in the metrics and
+    /// named in the answer; an append they emptied writes nothing and is answered at once.
+    func commitFiltered(_ write: RouteWrite, created: Bool = false, dropped: FixFilter.Dropped) async -> Response {
         if dropped.total > 0 { metrics.dropped(dropped) }
         if let key = write.appendKey, write.appendsNoPoint {
             guard sync.version(of: key) != nil else { return HTTPAnswers.error(.notFound, "no route \(key)") }
@@ -105,7 +111,7 @@ struct RouteWriteEndpoints: Sendable {
 
     /// Commits `write` and answers with what it changed (`WriteAnswer`), 202 when committed but not applied here
     /// yet, or 503 when the store did not confirm it.
-    private func commit(_ write: RouteWrite, created: Bool,
+    func commit(_ write: RouteWrite, created: Bool,
                         dropped: FixFilter.Dropped = FixFilter.Dropped()) async -> Response {
         let outcome: LiveRouteSync.WriteOutcome
         do {

@@ -22,9 +22,11 @@ struct ServerAPI: Sendable {
             operations += live.reads.operations
             operations += live.writes.operations.map { $0.wrapped(by: authorization.wrap) }
             operations += live.events.operations
+            // Its own check of the token, which may come as a field.
+            operations += live.osmand.operations
         } else {
             let refusal = "this server serves a finished tileset; routes cannot change"
-            closed = ["/routes", "/routes/points", "/routes/{id}", "/routes/{id}/points"].map {
+            closed = ["/routes", "/routes/points", "/routes/{id}", "/routes/{id}/points", "/osmand"].map {
                 ClosedPath(path: PathPattern($0), status: .methodNotAllowed, message: refusal)
             }
             closed.append(ClosedPath(path: PathPattern("/events"), status: .notFound,
@@ -47,4 +49,6 @@ struct LiveEndpoints: Sendable {
     let reads: RouteReadEndpoints
     let writes: RouteWriteEndpoints
     let events: EventsEndpoint
+    /// `/osmand`: fixes from Traccar Client and OsmAnd.
+    let osmand: OsmandEndpoint
 }

@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     /// default): a later one is a 400, as a position out of range is. Times in the past are fine (a phone's offline
     /// backlog).
     public var maxFixSkew: Int64 = 600_000
+    /// `/osmand` makes the route of an unknown id from its first fix (`serve --create-from-fixes`): a line of that
+    /// fix twice, at its time, which the next fix makes a segment. Off: an unknown id is a 404.
+    public var createRoutesFromFixes = false
 
     public init() {}
 

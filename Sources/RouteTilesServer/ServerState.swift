@@ -41,12 +41,15 @@ final class ServerState: Sendable {
         }
         let cors = CORSHeaders(origin: configuration.corsOrigin)
         let recorder = RequestRecorder(metrics: metrics, accessLog: accessLog)
+        let authorization = WriteAuthorization(token: configuration.writeToken)
         let live = backend.live.map { sync in
-            LiveEndpoints(
+            let writes = RouteWriteEndpoints(sync: sync, configuration: configuration, metrics: metrics,
+                                             expireLogWriter: expireLog == nil ? nil : consumer)
+            return LiveEndpoints(
                 reads: RouteReadEndpoints(sync: sync, listing: RouteListing()),
-                writes: RouteWriteEndpoints(sync: sync, configuration: configuration, metrics: metrics,
-                                            expireLogWriter: expireLog == nil ? nil : consumer),
-                events: EventsEndpoint(sync: sync, events: events))
+                writes: writes,
+                events: EventsEndpoint(sync: sync, events: events),
+                osmand: OsmandEndpoint(writes: writes, authorization: authorization))
         }
         api = ServerAPI(
             tiles: Self.tileEndpoints(configuration: configuration, tiles: tiles, live: backend.live, metrics: metrics,
@@ -54,7 +57,7 @@ final class ServerState: Sendable {
             metadata: MetadataEndpoints(name: name, configuration: configuration, backend: backend, cache: tiles.cache,
                                         metrics: metrics, accessLog: accessLog),
             live: live, cors: cors, recorder: recorder,
-            authorization: WriteAuthorization(token: configuration.writeToken))
+            authorization: authorization)
         self.logger = logger
         self.live = backend.live
         self.metrics = metrics

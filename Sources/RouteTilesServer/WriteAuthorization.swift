@@ -18,6 +18,16 @@ struct WriteAuthorization: Sendable {
     /// Nil when the request may write; else the refusal: 403 with writes off or another token, 401 (with
     /// `WWW-Authenticate`) without a bearer token.
     func refusal(of request: Request) -> Response? {
+        refusal(of: request, tokenField: nil)
+    }
+
+    /// `refusal(of:)`, where the token may also come as a field of the request (`/osmand`'s `token`, for apps that
+    /// cannot set headers); the header wins when both are given.
+    func refusal(of request: Request, tokenField: String?) -> Response? {
+        if request.headers[.authorization] == nil, let tokenField, let token {
+            return Self.constantTimeEqual(Array(tokenField.utf8), Array(token.utf8))
+                ? nil : HTTPAnswers.error(.forbidden, "the token is not the server's write token")
+        }
         guard let token else {
             return HTTPAnswers.error(.forbidden, "writes are off; start the server with a write token (--write-token, "
                 + "--write-token-file or ROUTETILES_WRITE_TOKEN) to allow them")

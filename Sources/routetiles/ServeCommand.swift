@@ -122,6 +122,9 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "duration"))
     var maxFixSkew: String = "10m"
 
+    @Flag(help: "With --store: GET/POST /osmand makes the route of an unknown id from its first fix (a line of that fix twice, at its time), instead of answering 404.")
+    var createFromFixes = false
+
     /// The glitch filters `--drop-fixes` names.
     var fixFilter: FixFilter {
         get throws {
@@ -241,6 +244,7 @@ struct ServeCommand: AsyncParsableCommand {
         c.generationQueueLimit = queueLimit
         c.fixFilter = (try? fixFilter) ?? FixFilter()
         c.maxFixSkew = TimeValue.duration(maxFixSkew) ?? c.maxFixSkew
+        c.createRoutesFromFixes = createFromFixes
         return c
     }
 
