@@ -26,7 +26,8 @@ struct ServerAPI: Sendable {
             operations += live.osmand.operations
         } else {
             let refusal = "this server serves a finished tileset; routes cannot change"
-            closed = ["/routes", "/routes/points", "/routes/{id}", "/routes/{id}/points", "/osmand"].map {
+            closed = ["/routes", "/routes/points", "/routes/{id}", "/routes/{id}/points", "/routes/{id}/gpx",
+                      "/routes/{id}/position", "/osmand"].map {
                 ClosedPath(path: PathPattern($0), status: .methodNotAllowed, message: refusal)
             }
             closed.append(ClosedPath(path: PathPattern("/events"), status: .notFound,

@@ -125,4 +125,33 @@ import RouteTilesTestSupport
             #expect(try await self.times(of: server, "van")?.last == Self.base + 240_000)
         }
     }
+
+    @Test func positionAtATimeAndGPXOfARoute() async throws {
+        try await TestServer.with(.routes([], options: TestServer.options()), configure: configure) { server in
+            let (body, _) = timedFeature(id: "van", flatTimes: true)
+            #expect(try await server.request(.POST, "/routes", headers: auth, body: body).status == 201)
+            // 14:05:10Z is 10 s into the 15.25 s of the first segment.
+            let at = try await server.get("/routes/van/position?at=2026-11-27T14:05:10Z")
+            #expect(at.status == 200 && at.header("Content-Type")?.hasPrefix("application/geo+json") == true, "\(at.text)")
+            let coordinates = (at.json["geometry"] as? [String: Any])?["coordinates"] as? [Double] ?? []
+            #expect(coordinates.count == 2 && abs(coordinates[0] - (2.30 + 0.01 * 10 / 15.25)) < 1e-9, "\(coordinates)")
+            let properties = at.json["properties"] as? [String: Any]
+            #expect(properties?["time"] as? String == "2026-11-27T14:05:10Z")
+            #expect((properties?["speed"] as? Double).map { $0 > 80 && $0 < 100 } == true, "\(at.text)")
+            #expect(try await server.get("/routes/van/position?at=1795788310").json["properties"] != nil)
+            let before = try await server.get("/routes/van/position?at=2026-11-27T14:00:00Z")
+            #expect(before.status == 404 && before.text.contains("its track spans 2026-11-27T14:05:00Z to 2026-11-27T14:07:00Z"), "\(before.text)")
+            let gap = try await server.get("/routes/van/position?at=2026-11-27T14:06:00Z")
+            #expect(gap.status == 404 && gap.text.contains("gap between parts"), "\(gap.text)")
+            #expect(try await server.get("/routes/van/position?at=soon").status == 400)
+            #expect(try await server.get("/routes/van/position").status == 400)
+            #expect(try await server.get("/routes/nobody/position?at=1795788310").status == 404)
+            // GPX with times, read back by RouteTiles' own reader.
+            let gpx = try await server.get("/routes/van/gpx")
+            #expect(gpx.status == 200 && gpx.header("Content-Type") == "application/gpx+xml", "\(gpx.text)")
+            #expect(gpx.header("Content-Disposition") == "attachment; filename=\"van.gpx\"")
+            let read = try RouteReader.read(bytes: gpx.body, name: "van.gpx", format: .gpx)
+            #expect(read.routes.first?.times == timedFeature(id: "van", flatTimes: true).times)
+        }
+    }
 }
