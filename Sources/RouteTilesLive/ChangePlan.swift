@@ -33,7 +33,7 @@ enum ChangePlan {
                 edits.append(.remove(key: change.key))
                 versions[change.key] = nil
             case .append:
-                edits.append(.append(key: change.key, points: change.points, time: change.time))
+                edits.append(.append(key: change.key, points: change.points, time: change.fixTime))
                 versions[change.key] = change.sequence
             }
         }
@@ -69,7 +69,7 @@ enum ChangePlan {
             let held = versions[key] ?? -1
             if change.sequence <= held { continue }
             if appliesFromItself(change, held: held) {
-                edits.append(.append(key: key, points: change.points, time: change.time))
+                edits.append(.append(key: key, points: change.points, time: change.fixTime))
                 versions[key] = change.sequence
                 continue
             }

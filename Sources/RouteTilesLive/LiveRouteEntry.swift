@@ -26,6 +26,12 @@ struct LiveRouteEntry: Sendable {
     /// set again.
     var lastDrawn: [TileID] = []
 
+    /// The time of a route's last fix for the position layer: the device's (its last position's time) when the
+    /// route has times, else when the store recorded its last append (`stored`).
+    static func fixTime(of route: Route, stored: Double?) -> Double? {
+        route.times?.last.map { Double($0) / 1000 } ?? stored
+    }
+
     init(route: Route, lastFix: Double?, options: TilingOptions) {
         self.init(route: route, lastFix: lastFix, tiler: RouteTiler(routes: [route], options: options))
         cover = RouteCover(of: tiler)

@@ -41,7 +41,8 @@ public final class LiveRouteSet: Sendable {
         // The tilers are built on every core; covers wait (see `LiveRouteEntry.cover`).
         let tilers = Self.tilers(of: keyed.map(\.route), options: options)
         for ((key, route), tiler) in zip(keyed, tilers) {
-            var entry = LiveRouteEntry(route: route, lastFix: lastFixes[key], tiler: tiler)
+            var entry = LiveRouteEntry(route: route, lastFix: LiveRouteEntry.fixTime(of: route, stored: lastFixes[key]),
+                                       tiler: tiler)
             entry.place(options: options)
             if let old = state.entries[key] {
                 (entry.chunk, entry.slot) = (old.chunk, old.slot)

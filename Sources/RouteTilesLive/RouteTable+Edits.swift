@@ -7,6 +7,7 @@ import RouteTilesTiling
 extension RouteTable {
     mutating func put(_ route: Route, lastFix: Double?, invalidating invalidated: inout TileInvalidation,
                       options: TilingOptions, prepared: PreparedPut? = nil) -> String {
+        let lastFix = LiveRouteEntry.fixTime(of: route, stored: lastFix)
         var route = route
         let key = assignKey(&route)
         if trim(key, to: route, lastFix: lastFix, invalidating: &invalidated, options: options, tiler: prepared?.tiler) {

@@ -35,6 +35,12 @@ public struct RouteChange: Sendable, Equatable {
     /// the route's last; nil for a route without times.
     public var times: [Int64]?
 
+    /// For an append, the time of the route's last fix as the position layer shows it: the device's (its last
+    /// point's time) when the append has times, else when the store committed it.
+    public var fixTime: Double? {
+        times?.last.map { Double($0) / 1000 } ?? time
+    }
+
     /// A change of the route stored under `key`.
     public init(sequence: Int64, key: String, operation: Operation, baseVersion: Int64? = nil,
                 points: [Coordinate] = [], time: Double? = nil, times: [Int64]? = nil) {

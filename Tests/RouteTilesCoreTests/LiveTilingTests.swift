@@ -553,6 +553,25 @@ import RouteTilesCoreTestSupport
         return try VectorTileDecoder.decode(bytes).layer(named: "positions")?.features ?? []
     }
 
+    /// A route with times shows the device's time of its last fix, not when the store committed it: after a put,
+    /// and after an append of fixes with times.
+    @Test func thePositionOfARouteWithTimesHasTheDevicesTime() async throws {
+        var rng = SeededGenerator(seed: 3509)
+        var options = Sample.options(maxZoom: 14)
+        options.routeLength = false
+        options.positionLayer = "positions"
+        let track = Sample.track(count: 10, lon: 2.3, lat: 48.85, step: 0.0004, using: &rng)
+        let times = (0..<10).map { 1_795_788_300_000 + Int64($0) * 5_250 }
+        let (sync, _) = try await LiveRouteSync.open(store: MemoryRouteStore(), options: options)
+        _ = try await sync.write(.put([Route(id: .string("van"), parts: [track], times: times)]))
+        let here = try #require(try Self.positions(sync.routes, at: track[9], zoom: 14).first)
+        #expect(here.properties.last == Property("fix_time", .double(Double(times[9]) / 1000)))
+        let fix = Coordinate(longitude: track[9].longitude + 0.001, latitude: track[9].latitude)
+        _ = try await sync.write(.appendTimed(key: "van", points: [fix], times: [1_795_788_400_500]))
+        let moved = try #require(try Self.positions(sync.routes, at: fix, zoom: 14).first)
+        #expect(moved.properties.last == Property("fix_time", .double(1_795_788_400.5)))
+    }
+
     @Test func eachLineRouteHasItsPointAtItsLastPosition() throws {
         var rng = SeededGenerator(seed: 41)
         var options = Sample.options(maxZoom: 14)
