@@ -142,6 +142,17 @@ public final class LiveRouteSet: Sendable {
     /// The number of positions of the route stored under `key`.
     package func pointCount(of key: String) -> Int? { state.withLock { $0.entries[key]?.pointCount } }
 
+    /// The last fix of the route under `key` as this server holds it: its position, and its time in milliseconds
+    /// (the device's, for a route with times); nil when unknown.
+    package func lastFix(of key: String) -> (position: Coordinate, time: Int64)? {
+        state.withLock { state in
+            guard let entry = state.entries[key], let position = entry.lastPosition, let seconds = entry.lastFix else {
+                return nil
+            }
+            return (position, Int64((seconds * 1000).rounded()))
+        }
+    }
+
     /// The text form of a route id: the key under which it is stored and addressed (`/routes/{key}`).
     public static func key(for id: RouteID) -> String { StoredRouteCodec.key(for: id) }
 

@@ -30,7 +30,12 @@ extension RouteWriteEndpoints {
         var counts: [Int] = []
         var dropped: [FixFilter.Dropped] = []
         var droppedInAll = FixFilter.Dropped()
-        for (key, points) in lists {
+        for (key, read) in lists {
+            var points = read
+            if case var .success(list) = points {
+                filterAgainstLastFix(key, &list)
+                points = .success(list)
+            }
             switch points {
             case let .success(list) where list.points.isEmpty:
                 // Every fix dropped by the glitch filters: nothing to write; applied with no point, if the route is.

@@ -54,6 +54,11 @@ struct OsmandEndpoint: Sendable {
             points = []
             dropped.invalid += 1
         }
+        if var held = times, !points.isEmpty, writes.configuration.fixFilter.comparesFixes {
+            dropped += writes.configuration.fixFilter.filterAgainstLast(&points, times: &held,
+                                                                        last: writes.sync.routes.lastFix(of: fix.id))
+            times = held
+        }
         if writes.configuration.createRoutesFromFixes, !points.isEmpty, writes.sync.version(of: fix.id) == nil {
             let route = Route(properties: [Property("name", .string(fix.id))], parts: [[fix.position, fix.position]],
                               times: [fix.time, fix.time])

@@ -60,9 +60,19 @@ struct RouteWriteEndpoints: Sendable {
         let filter = configuration.fixFilter
         let latest = configuration.latestFixTime
         return await filteredWrite(request) { body in
-            let list = try PositionListReader.read(body, file: "request body", filter: filter, latest: latest)
+            var list = try PositionListReader.read(body, file: "request body", filter: filter, latest: latest)
+            filterAgainstLastFix(key, &list)
             return (Self.appendWrite(key, list), list.dropped)
         }
+    }
+
+    /// Drops from a list of fixes with times those the filters comparing fixes drop (`--max-fix-speed`,
+    /// `--min-fix-period`, `--drop-fixes repeated`), against the route's last fix as this server holds it.
+    func filterAgainstLastFix(_ key: String, _ list: inout PositionListReader.PositionList) {
+        guard configuration.fixFilter.comparesFixes, var times = list.times else { return }
+        list.dropped += configuration.fixFilter.filterAgainstLast(&list.points, times: &times,
+                                                                  last: sync.routes.lastFix(of: key))
+        list.times = times
     }
 
     /// The write of a point list: with times, fixes the store puts in time order; without, positions.

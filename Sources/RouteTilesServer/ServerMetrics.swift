@@ -29,6 +29,9 @@ final class ServerMetrics: Sendable {
     /// Appended fixes the glitch filters dropped, by reason (`zero`, `invalid`).
     let fixesDroppedZero: Metrics.Counter
     let fixesDroppedInvalid: Metrics.Counter
+    let fixesDroppedSpeed: Metrics.Counter
+    let fixesDroppedPeriod: Metrics.Counter
+    let fixesDroppedRepeated: Metrics.Counter
     let storeApplied: Metrics.Gauge
     let storeNewest: Metrics.Gauge
     /// This server's group commits and the writes they carried, since the start (read from the sync at scrape).
@@ -70,6 +73,12 @@ final class ServerMetrics: Sendable {
         fixesDroppedZero = Metrics.Counter(label: "routetiles_fixes_dropped_total", dimensions: [("reason", "zero")], factory: factory)
         fixesDroppedInvalid = Metrics.Counter(label: "routetiles_fixes_dropped_total", dimensions: [("reason", "invalid")],
                                               factory: factory)
+        fixesDroppedSpeed = Metrics.Counter(label: "routetiles_fixes_dropped_total", dimensions: [("reason", "speed")],
+                                            factory: factory)
+        fixesDroppedPeriod = Metrics.Counter(label: "routetiles_fixes_dropped_total", dimensions: [("reason", "period")],
+                                             factory: factory)
+        fixesDroppedRepeated = Metrics.Counter(label: "routetiles_fixes_dropped_total", dimensions: [("reason", "repeated")],
+                                               factory: factory)
         storeApplied = Metrics.Gauge(label: "routetiles_store_applied_sequence", factory: factory)
         storeNewest = Metrics.Gauge(label: "routetiles_store_newest_sequence", factory: factory)
         storeCommits = Metrics.Gauge(label: "routetiles_store_group_commits", factory: factory)
@@ -120,5 +129,8 @@ extension ServerMetrics: TileServiceObserver {
     func dropped(_ fixes: FixFilter.Dropped) {
         if fixes.zero > 0 { fixesDroppedZero.increment(by: fixes.zero) }
         if fixes.invalid > 0 { fixesDroppedInvalid.increment(by: fixes.invalid) }
+        if fixes.speed > 0 { fixesDroppedSpeed.increment(by: fixes.speed) }
+        if fixes.period > 0 { fixesDroppedPeriod.increment(by: fixes.period) }
+        if fixes.repeated > 0 { fixesDroppedRepeated.increment(by: fixes.repeated) }
     }
 }

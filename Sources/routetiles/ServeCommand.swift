@@ -114,9 +114,17 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "n"))
     var maxAppendTiles = TilingOptions().appendTileLimit
 
-    @Option(help: ArgumentHelp("Glitch filters of appended fixes, comma-separated: 'zero' drops fixes at exactly (0, 0), 'invalid' drops fixes outside ±90° latitude or ±180° longitude (instead of refusing the whole list with 400). Dropped fixes are named in the answer (dropped_positions) and counted in /metrics (routetiles_fixes_dropped_total). Default: none.",
-                               valueName: "zero,invalid"))
+    @Option(help: ArgumentHelp("Glitch filters of appended fixes, comma-separated: 'zero' drops fixes at exactly (0, 0), 'invalid' drops fixes outside ±90° latitude or ±180° longitude (instead of refusing the whole list with 400), 'repeated' drops a fix with a time at the very position of the route's last fix. Dropped fixes are named in the answer (dropped_positions) and counted in /metrics (routetiles_fixes_dropped_total). Default: none.",
+                               valueName: "zero,invalid,repeated"))
     var dropFixes: String?
+
+    @Option(help: ArgumentHelp("Drop a fix with a time that implies more than this speed from the route's last fix kept: 300km/h, 80kn, 50m/s. Named in the answer and counted (reason speed). Default: none.",
+                               valueName: "speed"))
+    var maxFixSpeed: String?
+
+    @Option(help: ArgumentHelp("Drop a fix with a time less than this after the route's last fix kept: 5s, 1m. Named in the answer and counted (reason period). Default: none.",
+                               valueName: "duration"))
+    var minFixPeriod: String?
 
     @Option(help: ArgumentHelp("How far ahead of this server's clock a fix's time (\"t\") may be: 90s, 10m, 1h. A later one gets 400. Times in the past are always accepted (a phone's offline backlog).",
                                valueName: "duration"))
@@ -133,8 +141,22 @@ struct ServeCommand: AsyncParsableCommand {
                 switch name.trimmingCharacters(in: .whitespaces) {
                 case "zero": filter.dropZero = true
                 case "invalid": filter.dropInvalid = true
-                default: throw ValidationError("--drop-fixes takes 'zero', 'invalid' or both ('zero,invalid'); '\(name)' is neither")
+                case "repeated": filter.dropRepeated = true
+                default:
+                    throw ValidationError("--drop-fixes takes 'zero', 'invalid' and 'repeated', comma-separated; '\(name)' is none of them")
                 }
+            }
+            if let maxFixSpeed {
+                guard let speed = FixFilter.speed(maxFixSpeed) else {
+                    throw ValidationError("--max-fix-speed takes a speed such as 300km/h, 80kn or 50m/s; '\(maxFixSpeed)' is none")
+                }
+                filter.maxSpeed = speed
+            }
+            if let minFixPeriod {
+                guard let period = TimeValue.duration(minFixPeriod) else {
+                    throw ValidationError("--min-fix-period takes a duration such as 5s or 1m; '\(minFixPeriod)' is none")
+                }
+                filter.minPeriod = period
             }
             return filter
         }

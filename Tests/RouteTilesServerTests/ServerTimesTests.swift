@@ -154,4 +154,27 @@ import RouteTilesTestSupport
             #expect(read.routes.first?.times == timedFeature(id: "van", flatTimes: true).times)
         }
     }
+
+    @Test func fixFiltersDropImplausibleFixesAndSaySo() async throws {
+        let configure: (inout ServerConfiguration) -> Void = {
+            $0.writeToken = Self.token
+            $0.fixFilter = FixFilter(maxSpeed: 50, minPeriod: 5_000, dropRepeated: true)
+        }
+        try await TestServer.with(.routes([], options: TestServer.options()), configure: configure) { server in
+            let (body, stored) = timedFeature(id: "van", flatTimes: true)
+            #expect(try await server.request(.POST, "/routes", headers: auth, body: body).status == 201)
+            // The van's last fix: (2.34, 48.85) at 14:07:00Z. A jump of 10 km in 10 s, a fix 1 s after, a fix at the
+            // last fix's place, and a plausible one.
+            let reply = try await server.request(.POST, "/routes/van/points", headers: auth, body: fixes([
+                (2.34, 48.95, "\"2026-11-27T14:07:10Z\""), (2.3401, 48.8501, "\"2026-11-27T14:07:01Z\""),
+                (2.34, 48.85, "\"2026-11-27T14:07:20Z\""), (2.3405, 48.8505, "\"2026-11-27T14:07:30Z\""),
+            ]))
+            #expect(reply.status == 200, "\(reply.text)")
+            let dropped = reply.json["dropped_positions"] as? [String: Int]
+            #expect(dropped == ["invalid": 0, "zero": 0, "speed": 1, "period": 1, "repeated": 1], "\(reply.text)")
+            #expect(try await self.times(of: server, "van") == stored + [Self.base + 150_000])
+            let metrics = try await server.get("/metrics").text
+            #expect(metrics.contains(#"routetiles_fixes_dropped_total{reason="speed"} 1"#), "\(metrics)")
+        }
+    }
 }

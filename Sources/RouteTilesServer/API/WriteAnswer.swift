@@ -32,10 +32,14 @@ struct WriteAnswer: Sendable {
 }
 
 extension FixFilter.Dropped {
-    /// `{"invalid": n, "zero": n}`, as the write answers give it.
+    /// `{"invalid": n, "zero": n}`, with `speed`, `period` and `repeated` when the filters of fixes with times
+    /// dropped any, as the write answers give it.
     var json: JSONObjectWriter {
         var object = JSONObjectWriter()
         object.integer("invalid", invalid)
+        if period > 0 { object.integer("period", period) }
+        if repeated > 0 { object.integer("repeated", repeated) }
+        if speed > 0 { object.integer("speed", speed) }
         object.integer("zero", zero)
         return object
     }
