@@ -8,13 +8,11 @@ import RouteTilesCoreTestSupport
 /// on every position reads back with every time, to the millisecond, after a restart too; positions without times
 /// cannot extend it; a trim keeps each kept position's time.
 @Suite struct TimedRouteStoreTests {
-    enum Kind: String, CaseIterable { case memory, sqlite }
+    /// The stores of the import tests, opened as they open them.
+    typealias Kind = RouteStoreImportTests.Kind
 
     static func open(_ kind: Kind, in folder: TemporaryFolder) throws -> any RouteStore {
-        switch kind {
-        case .memory: return MemoryRouteStore()
-        case .sqlite: return try SQLiteRouteStore(path: folder.path("routes.db"))
-        }
+        try RouteStoreImportTests.open(kind, in: folder)
     }
 
     /// A van's track in two parts, with a time on every position (milliseconds, repeated and uneven steps).
