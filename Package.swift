@@ -128,6 +128,16 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Docs/Examples/EmbeddedServer's app, which is also a package of its own for users to copy: compiled here too, so
+        // that EmbeddedServerExampleTests runs it without a second build of Hummingbird and NIO for the example's
+        // package (5 minutes of the test run's critical path). That it needs nothing but the products' public API, as
+        // in its own package, is checked by Tests/layering/check_modules_alone.sh.
+        .executableTarget(name: "EmbeddedServer", dependencies: [
+            "RouteTiles",
+            "RouteTilesServer",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Docs/Examples/EmbeddedServer/Sources/EmbeddedServer"),
         // Tests, by kind (Docs/ARCHITECTURE.md, "Tests"). Support code shared by several test targets lives in two
         // library targets under Tests/: fixtures of the core alone, and the harnesses of the integration tests
         // (a server on a loopback port, processes, PostgreSQL clusters, Varnish).
@@ -185,9 +195,9 @@ let package = Package(
         .testTarget(name: "RouteTilesBrowserTests", dependencies: [
             "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesTestSupport",
         ], exclude: ["Browser"]),
-        // Docs/Examples/EmbeddedServer built as a package of its own and run.
+        // Docs/Examples/EmbeddedServer run, and its package's manifest checked.
         .testTarget(name: "RouteTilesExampleTests", dependencies: [
-            "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesTestSupport"
+            "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesTestSupport", "EmbeddedServer"
         ] + httpClient),
     ],
     swiftLanguageModes: [.v6]
@@ -202,4 +212,14 @@ if Context.environment["ENABLE_BENCHMARKS"] != nil {
         dependencies: ["RouteTiles", .product(name: "Benchmark", package: "benchmark")],
         path: "Benchmarks/RouteTilesBenchmarks",
         plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]))
+}
+
+// Docs/generate-documentation.sh: the compiler's own symbol graphs of RouteTiles, which hold the symbols it re-exports
+// from the stage modules (swift-symbolgraph-extract leaves those out), written while the documentation plugin builds
+// the target in the main build folder, so that nothing else is built a second time.
+if let graphs = Context.environment["ROUTETILES_SYMBOL_GRAPH_DIR"],
+   let library = package.targets.first(where: { $0.name == "RouteTiles" }) {
+    library.swiftSettings = (library.swiftSettings ?? []) + [.unsafeFlags([
+        "-emit-symbol-graph", "-emit-symbol-graph-dir", graphs, "-emit-extension-block-symbols",
+    ])]
 }

@@ -45,7 +45,7 @@ struct CachePurgeTests {
 
     /// The tiles of the next `change` event.
     static func changedTiles(_ events: EventStreamReader) async throws -> Set<TileID> {
-        let change = try #require(try await events.next(within: 10))
+        let change = try #require(try await events.next(within: 30))
         #expect(change.name == "change")
         return Set(ChangeFollower.tiles(inChange: change.data))
     }

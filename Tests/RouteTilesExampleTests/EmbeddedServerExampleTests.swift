@@ -8,30 +8,47 @@ import RouteTilesCoreTestSupport
 import RouteTilesTestSupport
 
 /// Docs/Examples/EmbeddedServer, a Hummingbird app of its own with RouteTiles' endpoints mounted under
-/// `/routes-tiles`, built as a separate package (as a user builds it) and run: its own route and a tile under the
-/// prefix answer. The build is a separate one of Hummingbird and RouteTiles' server layer, minutes of CPU, hence
-/// `.heavy`; a second run reuses its scratch folder under `.build/examples`.
-@Suite(.heavy(limit: .seconds(1800))) struct EmbeddedServerExampleTests {
+/// `/routes-tiles`, run: its own route and a tile under the prefix answer. The main package compiles the app as its
+/// `EmbeddedServer` target (Tests/layering/check_modules_alone.sh type-checks it against the public API alone, as its
+/// own package compiles it); this checks that the example's package asks for products the main package has.
+@Suite struct EmbeddedServerExampleTests {
     static let example = PackageFolder.root.appendingPathComponent("Docs/Examples/EmbeddedServer")
-    static let scratch = PackageFolder.root.appendingPathComponent(".build/examples/EmbeddedServer")
 
-    @Test func theExampleBuildsAndServesItsRouteAndTilesUnderThePrefix() async throws {
-        // The example resolves its dependencies at the versions the main package uses.
-        let resolved = PackageFolder.root.appendingPathComponent("Package.resolved")
-        let pinned = Self.example.appendingPathComponent("Package.resolved")
-        if FileManager.default.fileExists(atPath: resolved.path) {
-            try? FileManager.default.removeItem(at: pinned)
-            try FileManager.default.copyItem(at: resolved, to: pinned)
+    @Test func theExamplesPackageNamesTheProductsOfThisOne() async throws {
+        let manifest = try await Self.manifest(of: Self.example)
+        let targets = try #require(manifest["targets"] as? [[String: Any]])
+        let app = try #require(targets.first { $0["name"] as? String == "EmbeddedServer" })
+        // The products it takes from RouteTiles, by name.
+        let products = (app["dependencies"] as? [[String: Any]] ?? []).compactMap { dependency -> String? in
+            guard let product = dependency["product"] as? [Any], product.count > 1,
+                  product[1] as? String == "RouteTiles" else { return nil }
+            return product[0] as? String
         }
-        let started = Date()
-        let build = try await ExternalTool.runDetached("/usr/bin/env", [
-            "swift", "build", "--package-path", Self.example.path, "--scratch-path", Self.scratch.path,
-            "--product", "EmbeddedServer",
-        ], timeout: 1800)
-        try #require(build.status == 0, "swift build of the example failed:\n\(build.text)\n\(build.stderr)")
-        print("EmbeddedServer example built in \(Int(Date().timeIntervalSince(started))) s")
+        #expect(Set(products) == ["RouteTiles", "RouteTilesServer"])
+        // Its dependency on RouteTiles is this package, by path.
+        let dependencies = try #require(manifest["dependencies"] as? [[String: Any]])
+        let paths = dependencies.compactMap { ($0["fileSystem"] as? [[String: Any]])?.first?["path"] as? String }
+        #expect(paths.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+                    == [PackageFolder.root.standardizedFileURL.path])
+        // And those are products of this package.
+        let ourManifest = try await Self.manifest(of: PackageFolder.root)
+        let ourProducts = (ourManifest["products"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(Set(products).isSubset(of: Set(ourProducts)), "the example asks for \(products); we have \(ourProducts)")
+    }
 
-        let app = try ExampleProcess(executable: Self.scratch.appendingPathComponent("debug/EmbeddedServer").path)
+    /// A package's manifest as SwiftPM reads it (`dump-package`), in a scratch folder of its own: `swift test` holds
+    /// the lock of the main one.
+    static func manifest(of package: URL) async throws -> [String: Any] {
+        let scratch = try TemporaryFolder()
+        let dump = try await ExternalTool.runDetached("/usr/bin/env", [
+            "swift", "package", "--package-path", package.path, "--scratch-path", scratch.path("scratch"), "dump-package",
+        ], timeout: 120)
+        try #require(dump.status == 0, "swift package dump-package of \(package.path) failed:\n\(dump.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(dump.text.utf8)) as? [String: Any])
+    }
+
+    @Test func theExampleServesItsRouteAndTilesUnderThePrefix() async throws {
+        let app = try ExampleProcess(executable: ExternalTool.productsFolder.appendingPathComponent("EmbeddedServer").path)
         defer { app.stop() }
 
         let hello = try await get(app.base + "/hello")

@@ -46,7 +46,15 @@ package struct HeavyTest: SuiteTrait, TestTrait, TestScoping {
             try await function()
             return
         }
+        let arrived = ContinuousClock.now
         await HeavyTestGate.shared.enter()
+        let entered = ContinuousClock.now
+        // The heavy tests run one after another, so their run times add up to the test run's critical path: printed
+        // for Docs/BENCHMARKS.md, "The test loop and CI".
+        defer {
+            let ran = Self.seconds(ContinuousClock.now - entered), waited = Self.seconds(entered - arrived)
+            print("◆ heavy test \(test.name) ran \(ran) s (waited \(waited) s)")
+        }
         do {
             try await run(function)
         } catch {
@@ -54,6 +62,11 @@ package struct HeavyTest: SuiteTrait, TestTrait, TestScoping {
             throw error
         }
         await HeavyTestGate.shared.leave()
+    }
+
+    /// A duration in seconds, to a tenth.
+    private static func seconds(_ duration: Duration) -> Double {
+        (Double(duration.components.seconds) * 10 + Double(duration.components.attoseconds / 100_000_000_000_000_000)) / 10
     }
 
     /// Runs `function`, cancelled and failed when it outlives `limit`.

@@ -68,4 +68,34 @@ PY
     failed=1
   fi
 done
+
+# Docs/Examples/EmbeddedServer is a package of its own for users, and the main package also compiles its app (the
+# EmbeddedServer target, which EmbeddedServerExampleTests runs). Within the main package, `package` declarations are
+# visible to it; a user's package sees only the products' public API. So it is type-checked here once more under a
+# package name of its own, with the flags SwiftPM gave it otherwise (module and header search paths).
+start=$(date +%s)
+example=Docs/Examples/EmbeddedServer/Sources/EmbeddedServer/main.swift
+mapfile -d '' example_flags < <(python3 - .build/debug.yaml <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+start = re.search(r'"C\.EmbeddedServer-[^"]*\.module":', text).start()
+args = json.loads(re.search(r'args: (\[.*\])', text[start:]).group(1))
+keep, i = [], 0
+while i < len(args):
+    if args[i] in ("-I", "-Xcc", "-module-cache-path") and i + 1 < len(args):
+        keep += args[i:i + 2]
+        i += 2
+    else:
+        i += 1
+sys.stdout.write("".join(flag + "\0" for flag in keep))
+PY
+)
+if swiftc -typecheck -module-name EmbeddedServer -package-name EmbeddedServerExample -swift-version 6 \
+    "${example_flags[@]}" "$example" > "$root/EmbeddedServer.log" 2>&1; then
+  echo "EmbeddedServer example: compiles with the public API alone in $(( $(date +%s) - start )) s"
+else
+  echo "EmbeddedServer example: FAILS with the public API alone; the compiler said:"
+  grep -E "error:" "$root/EmbeddedServer.log" | sort -u | head -20
+  failed=1
+fi
 exit $failed

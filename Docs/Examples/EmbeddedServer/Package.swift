@@ -2,7 +2,8 @@
 import PackageDescription
 
 // A Hummingbird app of its own (`GET /hello`) with RouteTiles' endpoints mounted under `/routes-tiles`.
-// Built and run by the main package's tests (EmbeddedServerExampleTests), so it stays in step with the API.
+// The main package compiles this app too (its EmbeddedServer target), runs it in EmbeddedServerExampleTests and
+// type-checks it against the public API alone (Tests/layering/check_modules_alone.sh), so it stays in step with the API.
 let package = Package(
     name: "EmbeddedServer",
     platforms: [.macOS(.v15)],
