@@ -5,7 +5,8 @@ vcl 4.1;
 # - Tiles are cached by path alone (not by Host), so that a purge sent by a server to the cache's own address
 #   reaches the object clients fetched under the public name. `.pbf` is stored as `.mvt`. A query string makes
 #   another object (the viewer adds ?v=GENERATION to fetch a changed tile past every cache); a purge removes the
-#   tile without one, and a ban removes them all.
+#   tile without one, and a ban removes them all. Window tiles (?from=…&to=…) are passed to the origin, which
+#   caches them and drops them with their tile: no purge could name every window.
 # - PURGE (one tile, from `serve --purge`) and BAN (every tile under a path, the purger's fallback when its queue
 #   overflows) are accepted from the `purgers` ACL only: list the RouteTiles servers there.
 # - A GET with `Cache-Control: no-cache` from a purger fetches the tile again from the origin and replaces the
@@ -40,6 +41,11 @@ sub vcl_recv {
         }
         ban("obj.http.x-routetiles-url ~ ^" + regsub(req.url, "\?.*$", ""));
         return (synth(200, "Banned"));
+    }
+    if (req.url ~ "/tiles/[0-9]+/[0-9]+/[0-9]+\.(mvt|pbf)\?(.*&)?(from|to)=") {
+        # A window tile: a purge names a tile's path, never its windows, so these go to the origin, whose window
+        # cache drops them with the tile (Docs/OPERATIONS.md, "Behind a cache").
+        return (pass);
     }
     if (req.url ~ "/tiles/[0-9]+/[0-9]+/[0-9]+\.(mvt|pbf)(\?.*)?$") {
         set req.url = regsub(req.url, "\.pbf(\?|$)", ".mvt\1");

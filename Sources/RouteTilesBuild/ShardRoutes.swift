@@ -26,9 +26,9 @@ public struct ShardRoutes: Sendable {
     @discardableResult
     public mutating func offer(_ route: Route) -> Bool {
         defer { offered += 1 }
-        let lines = ProjectedRouteSet.drawnLines(of: route, geodesicTolerance: options.geodesicTolerance)
-        guard shard.needs(lines, options: options) else { return false }
-        projected.add(route, index: offered, lines: lines)
+        let drawn = DrawnRoute(route, geodesicTolerance: options.geodesicTolerance)
+        guard shard.needs(drawn.lines, options: options) else { return false }
+        projected.add(route, index: offered, drawn: drawn)
         return true
     }
 }

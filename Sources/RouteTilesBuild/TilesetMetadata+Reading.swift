@@ -33,13 +33,16 @@ extension TilesetMetadata {
             throw StoreError(path: source, message: "metadata '\(key)' is not an integer")
         }
         var layerObjects: [JSONDocument]?
+        var pieces: JSONDocument?
         if let layers = object["vector_layers"]?.array {
             layerObjects = layers
+            pieces = object["time_pieces"]
         } else if let json = object["json"]?.string {
             guard let parsed = JSONDocument.parse(Array(json.utf8))?.object else {
                 throw StoreError(path: source, message: "metadata 'json' is not a JSON object")
             }
             layerObjects = parsed["vector_layers"]?.array
+            pieces = parsed["time_pieces"]
         }
         var layers: [VectorLayerInfo] = []
         for (i, item) in (layerObjects ?? []).enumerated() {
@@ -61,6 +64,16 @@ extension TilesetMetadata {
         self.init(name: object["name"]?.string ?? "", layers: layers, minZoom: minZoom, maxZoom: maxZoom,
                   bounds: bounds, center: center)
         description = object["description"]?.string ?? ""
+        if let pieces {
+            var table: [String: Int] = [:]
+            for (zoom, seconds) in pieces.object ?? [:] {
+                guard let n = seconds.number, n == n.rounded(), n > 0, n < 1e9 else {
+                    throw StoreError(path: source, message: "time_pieces[\"\(zoom)\"] is not a whole number of seconds")
+                }
+                table[zoom] = Int(n)
+            }
+            timePieces = table
+        }
         if let label = object[Self.shardKey] {
             guard let text = label.string, let shard = try? PyramidShard(label: text) else {
                 throw StoreError(path: source, message: "metadata '\(Self.shardKey)' is not a shard of a plan: \(label.string ?? "not text")")

@@ -18,6 +18,8 @@ extension TilesetMetadata {
         /// the world.
         private var arc = CoveringArc()
         private var south = Double.infinity, north = -Double.infinity
+        /// Some line route has times, and the options cut them in time pieces.
+        private var timed = false
 
         package init(options: TilingOptions) {
             self.options = options
@@ -30,7 +32,8 @@ extension TilesetMetadata {
         /// Adds every route of `set`.
         package mutating func add(_ set: ProjectedRouteSet) {
             for route in set.routeInfos {
-                addFields(of: route.properties, layer: set.layers[route.layer], isPoint: route.isPoint)
+                addFields(of: route.properties, layer: set.layers[route.layer], isPoint: route.isPoint,
+                          hasTimes: route.hasTimes)
             }
             mapBounds.formUnion(set.bounds)
             if set.lineCount == 1 {
@@ -56,7 +59,8 @@ extension TilesetMetadata {
         /// the map points too and should not project them again.
         package mutating func add(_ route: Route, lines: [[Coordinate]], eachPosition: (MapPoint) -> Void = { _ in }) {
             guard !lines.isEmpty else { return }
-            addFields(of: route.properties, layer: route.layer, isPoint: route.kind == .point)
+            addFields(of: route.properties, layer: route.layer, isPoint: route.kind == .point,
+                      hasTimes: route.times != nil && route.timeProblem() == nil)
             for line in lines {
                 var minX = Double.infinity, maxX = -Double.infinity
                 for c in line {
@@ -72,7 +76,7 @@ extension TilesetMetadata {
             }
         }
 
-        private mutating func addFields(of properties: [Property], layer: String?, isPoint: Bool) {
+        private mutating func addFields(of properties: [Property], layer: String?, isPoint: Bool, hasTimes: Bool) {
             let name = layer ?? options.layerName
             var layerFields = name == options.layerName ? fields : otherLayers[name] ?? [:]
             if name != options.layerName, otherLayers[name] == nil {
@@ -86,6 +90,11 @@ extension TilesetMetadata {
                 } else {
                     layerFields[property.key] = type
                 }
+            }
+            if hasTimes, !isPoint, options.timePieces {
+                layerFields["start_t"] = "Number"
+                layerFields["end_t"] = "Number"
+                timed = true
             }
             if name == options.layerName { fields = layerFields } else { otherLayers[name] = layerFields }
         }
@@ -129,8 +138,10 @@ extension TilesetMetadata {
                     layers.append(VectorLayerInfo(id: name, fields: LivePosition.fields))
                 }
             }
-            return TilesetMetadata(name: name, layers: layers, minZoom: options.minZoom, maxZoom: options.maxZoom,
-                                   bounds: bounds, center: centre)
+            var metadata = TilesetMetadata(name: name, layers: layers, minZoom: options.minZoom,
+                                           maxZoom: options.maxZoom, bounds: bounds, center: centre)
+            if timed { metadata.timePieces = TimePieces.table(minZoom: options.minZoom, maxZoom: options.maxZoom) }
+            return metadata
         }
     }
 }

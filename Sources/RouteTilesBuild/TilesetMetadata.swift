@@ -23,6 +23,9 @@ public struct TilesetMetadata: Sendable, Equatable {
     /// For the output of one shard of a sharded build, which shard of which plan: `join` checks that its parts fit
     /// together. Written as the `routetiles_shard` entry.
     public var shard: PyramidShard?
+    /// For tiles that hold routes with times cut in time pieces: the piece length at each zoom in seconds, keyed by
+    /// the zoom as text (`TimePieces.table`). Written as `time_pieces` in TileJSON and in the `json` entry.
+    public var timePieces: [String: Int]?
 
     /// Metadata with the given values.
     public init(name: String, layers: [VectorLayerInfo], minZoom: Int, maxZoom: Int, bounds: [Double],
@@ -60,7 +63,7 @@ public struct TilesetMetadata: Sendable, Equatable {
     /// Name/value pairs as tippecanoe writes them (every value a string; `json` holding `vector_layers`). The same
     /// pairs fill the MBTiles `metadata` table.
     public var pairs: [(String, String)] {
-        let json = JSONText.bytes(["vector_layers": vectorLayers], pretty: false)
+        let json = JSONText.bytes(JSONEntry(vector_layers: vectorLayers, time_pieces: timePieces), pretty: false)
         return [
             ("name", name), ("description", description), ("version", "2"),
             ("minzoom", String(minZoom)), ("maxzoom", String(maxZoom)),
@@ -85,9 +88,15 @@ public struct TilesetMetadata: Sendable, Equatable {
         while base.hasSuffix("/") { base.removeLast() }
         let document = TileJSONDocument(name: name, description: description, tiles: ["\(base)/{z}/{x}/{y}.mvt"],
                                         minzoom: minZoom, maxzoom: maxZoom, bounds: bounds, center: center,
-                                        vector_layers: vectorLayers)
+                                        vector_layers: vectorLayers, time_pieces: timePieces)
         return JSONText.bytes(document, pretty: true)
     }
+}
+
+/// The `json` entry of tippecanoe's metadata, with RouteTiles' `time_pieces` when there are some.
+private struct JSONEntry: Encodable {
+    var vector_layers: [VectorLayerEntry]
+    var time_pieces: [String: Int]?
 }
 
 /// TileJSON 3.0.0 as `TilesetMetadata.tileJSON(baseURL:)` writes it.
@@ -103,4 +112,5 @@ private struct TileJSONDocument: Encodable {
     var bounds: [Double]
     var center: [Double]
     var vector_layers: [VectorLayerEntry]
+    var time_pieces: [String: Int]?
 }

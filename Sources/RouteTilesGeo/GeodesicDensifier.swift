@@ -13,9 +13,22 @@ enum GeodesicDensifier {
     static let maximumDepth = 20
 
     static func densified(_ line: [Coordinate], tolerance: Double = defaultTolerance) -> [Coordinate] {
-        guard line.count >= 2 else { return line }
+        var originals: [Int]?
+        return densified(line, tolerance: tolerance, originals: &originals)
+    }
+
+    /// `densified(_:tolerance:)`, and when `originals` is not nil, the index in the output of each of `line`'s
+    /// positions (the positions between two of them are those added along the geodesic that joins them).
+    static func densified(_ line: [Coordinate], tolerance: Double = defaultTolerance,
+                          originals: inout [Int]?) -> [Coordinate] {
+        guard line.count >= 2 else {
+            if originals != nil { originals = Array(line.indices) }
+            return line
+        }
         var output: [Coordinate] = [line[0]]
         output.reserveCapacity(line.count * 2)
+        originals?.reserveCapacity(line.count)
+        originals?.append(0)
         for i in 1..<line.count {
             let a = output[output.count - 1]
             var b = line[i]
@@ -23,6 +36,7 @@ enum GeodesicDensifier {
             let geodesic = GeodesicLine(from: a, to: b)
             append(geodesic, from: 0, to: 1, start: a, end: b, tolerance: max(tolerance, 1e-3), depth: 0,
                    into: &output)
+            originals?.append(output.count - 1)
         }
         return output
     }

@@ -4,10 +4,13 @@ extension ProjectedRouteSet {
     /// The set with `points` added to the end of its last line, as if that line had held them from the start:
     /// the same unwrapping across ±180°, map points, distances and bounds as `init(routes:)` gives the longer line.
     /// `previous` is the line's last position as it was read (before unwrapping). Nil when the set has no line.
+    /// `times` (seconds since 1970, one per point) extend the times of a route that has them; a route with times
+    /// given none repeats its last time, so that its times never go back.
     ///
     /// Costs the new points: the columns are shared with this set, which stays valid for its readers (see
     /// `SharedColumn`); only the small per-line and per-route arrays are copied.
-    package func appending(_ points: [Coordinate], after previous: Coordinate) -> ProjectedRouteSet? {
+    package func appending(_ points: [Coordinate], times pointTimes: [Double]? = nil,
+                           after previous: Coordinate) -> ProjectedRouteSet? {
         guard let lastVertex = xs.indices.last, lineCount > 0, var info = routeInfos.last else { return nil }
         var set = self
         let line = lineCount - 1
@@ -29,6 +32,15 @@ extension ProjectedRouteSet {
             set.bounds.formUnion(p)
             south = min(south, c.latitude)
             north = max(north, c.latitude)
+        }
+        if info.hasTimes, self.times.count > 0 {
+            var last = self.times[self.times.count - 1]
+            for (k, _) in points.enumerated() {
+                if let pointTimes, pointTimes.count == points.count, !pointTimes[k].isNaN { last = max(pointTimes[k], last) }
+                set.times.append(last)
+            }
+        } else if self.times.count > 0 {
+            for _ in points { set.times.append(.nan) }
         }
         set.lineStarts[line + 1] = set.xs.count
         info.lengthMetres = travelled

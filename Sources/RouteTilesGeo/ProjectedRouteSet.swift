@@ -21,6 +21,8 @@ public struct ProjectedRouteSet: Sendable {
         /// Drawn as points: each line holds one position twice (a zero-length segment), which the cutter writes
         /// as one point.
         package var isPoint: Bool = false
+        /// The route has a time on every position: its vertices' times are in `times`.
+        package var hasTimes: Bool = false
     }
 
     /// Map-point x and y per vertex. Shared between a set and the sets appended to it (see `SharedColumn`).
@@ -28,6 +30,10 @@ public struct ProjectedRouteSet: Sendable {
     @_spi(Columns) public internal(set) var ys = SharedColumn<Double>()
     /// Distance along the route from its first position, in metres, per vertex (continuing across its lines).
     @_spi(Columns) public internal(set) var distances = SharedColumn<Double>()
+    /// When each vertex was recorded, in seconds since 1970, for the routes with times (`RouteInfo.hasTimes`); NaN
+    /// for the vertices of a route without times in a set that has some. Empty while no route of the set has times,
+    /// so a set without them costs nothing.
+    @_spi(Columns) public internal(set) var times = SharedColumn<Double>()
     package internal(set) var lineStarts: [Int] = [0]
     package internal(set) var lineRoute: [Int32] = []
     /// Per route, in input order: its feature id, properties, layer, kind and length (`lineRoute` indexes it).
@@ -67,12 +73,13 @@ public struct ProjectedRouteSet: Sendable {
     /// Projects one more route, the `index`th of the input (its feature id when it has no id of its own), as
     /// `init(routes:geodesicTolerance:)` does for each: a set built route by route is the same as one built at once.
     public mutating func add(_ route: Route, index: Int, geodesicTolerance: Double = GeodesicDensifier.defaultTolerance) {
-        add(route, index: index, lines: Self.drawnLines(of: route, geodesicTolerance: geodesicTolerance))
+        add(route, index: index, drawn: DrawnRoute(route, geodesicTolerance: geodesicTolerance))
     }
 
-    /// Adds a route already drawn as `lines` (`drawnLines(of:geodesicTolerance:)`), for a caller that looked at
-    /// them first.
-    package mutating func add(_ route: Route, index: Int, lines: [[Coordinate]]) {
+    /// Adds a route already drawn (`DrawnRoute`), for a caller that looked at its lines first.
+    package mutating func add(_ route: Route, index: Int, drawn: DrawnRoute) {
+        let lines = drawn.lines
+        let firstVertex = xs.count
         let firstLine = lineRoute.count
         var travelled = 0.0
         let isPoint = route.kind == .point
@@ -94,6 +101,7 @@ public struct ProjectedRouteSet: Sendable {
         }
         let lineCount = lineRoute.count - firstLine
         guard lineCount > 0 else { return }
+        addTimes(drawn.times, from: firstVertex)
         var layer = 0
         if let name = route.layer {
             if let known = layers.firstIndex(of: name) {
@@ -105,7 +113,8 @@ public struct ProjectedRouteSet: Sendable {
         }
         routeInfos.append(RouteInfo(featureID: Self.featureID(for: route.id, index: index),
                                 properties: route.properties, lengthMetres: travelled,
-                                firstLine: firstLine, lineCount: lineCount, layer: layer, isPoint: isPoint))
+                                firstLine: firstLine, lineCount: lineCount, layer: layer, isPoint: isPoint,
+                                hasTimes: drawn.times != nil))
         geographicBounds = Self.geographicBounds(of: bounds, south: south, north: north)
     }
 
@@ -113,13 +122,23 @@ public struct ProjectedRouteSet: Sendable {
     /// for a geodesic route and unwrapped across the antimeridian; for a point route, each part's first position
     /// twice (a zero-length segment). A route with none adds nothing to a set.
     public static func drawnLines(of route: Route, geodesicTolerance: Double) -> [[Coordinate]] {
-        let isPoint = route.kind == .point
-        var lines: [[Coordinate]] = []
-        for part in route.parts where isPoint ? part.count >= 1 : part.count >= 2 {
-            lines.append(isPoint ? [part[0], part[0]]
-                : AntimeridianUnwrap.unwrapped(route.geodesic ? GeodesicDensifier.densified(part, tolerance: geodesicTolerance) : part))
+        var untimed = route
+        untimed.times = nil
+        return DrawnRoute(untimed, geodesicTolerance: geodesicTolerance).lines
+    }
+
+    /// Fills `times` for the vertices added from `firstVertex` on: with `lineTimes`, or NaN for a route without
+    /// times once the set has some. The first route with times fills the column for the routes before it.
+    private mutating func addTimes(_ lineTimes: [[Double]]?, from firstVertex: Int) {
+        if let lineTimes {
+            if times.count < firstVertex {
+                times.reserveCapacity(xs.count)
+                for _ in times.count..<firstVertex { times.append(.nan) }
+            }
+            for line in lineTimes { for time in line { times.append(time) } }
+        } else if times.count > 0 {
+            for _ in firstVertex..<xs.count { times.append(.nan) }
         }
-        return lines
     }
 
     /// An empty set whose layers are already `layers` (nil first, then names), in that order: a set that will hold

@@ -7,8 +7,8 @@ struct AppendExtension: Sendable {
     let tiler: RouteTiler
     let tiles: AppendedTiles
 
-    init?(_ old: RouteTiler, joint: Coordinate?, points: [Coordinate]) {
-        guard !points.isEmpty, let joint, let tiler = old.appending(points, after: joint) else { return nil }
+    init?(_ old: RouteTiler, joint: Coordinate?, points: [Coordinate], times: [Double]? = nil) {
+        guard !points.isEmpty, let joint, let tiler = old.appending(points, times: times, after: joint) else { return nil }
         self.tiler = tiler
         tiles = tiler.tilesChanged(byAppendingTo: old)
     }
@@ -19,8 +19,9 @@ struct AppendExtension: Sendable {
 struct AppendPlan {
     struct Run {
         /// All the points that a route's appends in the batch add, in order, when there are more than this
-        /// edit's own.
+        /// edit's own, and their times (seconds since 1970) for a route with times.
         var points: [Coordinate]?
+        var times: [Double]?
         /// The route's tiler extended by them, when worked out ahead.
         var `extension`: AppendExtension?
     }
@@ -46,36 +47,47 @@ extension AppendPlan {
             switch edit {
             case let .put(route, _): if let id = route.id { rewritten.insert(LiveRouteSet.key(for: id)) }
             case let .remove(key): rewritten.insert(key)
-            case let .append(key, _, _): lastAppend[key] = index
+            case let .append(key, _, _, _): lastAppend[key] = index
             }
         }
         // The points of a key's appends before its last, in order: only keys appended to more than once have some.
-        var earlier: [String: [Coordinate]] = [:]
-        var work: [(index: Int, tiler: RouteTiler, joint: Coordinate?, points: [Coordinate])] = []
+        var earlier: [String: (points: [Coordinate], times: [Double]?)] = [:]
+        var work: [(index: Int, tiler: RouteTiler, joint: Coordinate?, points: [Coordinate], times: [Double]?)] = []
         work.reserveCapacity(lastAppend.count)
         for (index, edit) in edits.enumerated() {
-            guard case let .append(key, points, _) = edit else { continue }
+            guard case let .append(key, points, _, times) = edit else { continue }
             guard !rewritten.contains(key) else {
                 plan.runs[index] = AppendPlan.Run()    // the route is put or removed too: each edit in turn
                 continue
             }
             guard index == lastAppend[key] else {
-                earlier[key, default: []] += points
+                if var before = earlier[key] {
+                    before.points += points
+                    before.times = before.times.flatMap { all in times.map { all + $0 } }
+                    earlier[key] = before
+                } else {
+                    earlier[key] = (points, times)
+                }
                 continue
             }
             var run = AppendPlan.Run()
-            if let before = earlier.removeValue(forKey: key) { run.points = before + points }
+            if let before = earlier.removeValue(forKey: key) {
+                run.points = before.points + points
+                run.times = before.times.flatMap { all in times.map { all + $0 } }
+            }
             plan.runs[index] = run
             // The two fields, read in place: a copy of the whole entry (its cover's set and more) costs more.
             guard let slot = table.entries.index(forKey: key) else { continue }
-            work.append((index, table.entries.values[slot].tiler, table.entries.values[slot].lastPosition, run.points ?? points))
+            work.append((index, table.entries.values[slot].tiler, table.entries.values[slot].lastPosition,
+                         run.points ?? points, run.points == nil ? times : run.times))
         }
         guard ParallelWork.cores > 1, work.count >= 16 else { return plan }
         var extensions: [(Int, AppendExtension)] = []
         var changed = TileInvalidation()
         ParallelWork.run(count: work.count, local: { ([(Int, AppendExtension)](), TileInvalidation()) }, { found, slot in
             let item = work[slot]
-            guard let extended = AppendExtension(item.tiler, joint: item.joint, points: item.points) else { return }
+            guard let extended = AppendExtension(item.tiler, joint: item.joint, points: item.points, times: item.times)
+            else { return }
             found.1.formUnion(extended.tiles)
             found.0.append((item.index, extended))
         }, merge: { found in

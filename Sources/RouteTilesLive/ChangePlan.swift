@@ -33,7 +33,8 @@ enum ChangePlan {
                 edits.append(.remove(key: change.key))
                 versions[change.key] = nil
             case .append:
-                edits.append(.append(key: change.key, points: change.points, time: change.fixTime))
+                edits.append(.append(key: change.key, points: change.points, time: change.fixTime,
+                                     times: change.times.map { $0.map { Double($0) / 1000 } }))
                 versions[change.key] = change.sequence
             }
         }
@@ -69,7 +70,8 @@ enum ChangePlan {
             let held = versions[key] ?? -1
             if change.sequence <= held { continue }
             if appliesFromItself(change, held: held) {
-                edits.append(.append(key: key, points: change.points, time: change.fixTime))
+                edits.append(.append(key: key, points: change.points, time: change.fixTime,
+                                     times: change.times.map { $0.map { Double($0) / 1000 } }))
                 versions[key] = change.sequence
                 continue
             }

@@ -17,6 +17,12 @@ extension LiveRouteSet {
         public func tile(z: Int, x: Int, y: Int) throws(TileAddressError) -> [UInt8]? {
             try tilers.tile(z: z, x: x, y: y)
         }
+
+        /// The uncompressed MVT of one tile of the time window `window` (`RouteTiler.tile(z:x:y:window:)`): the
+        /// routes with times, cut to it; no position layer.
+        public func tile(z: Int, x: Int, y: Int, window: TimeWindow) throws(TileAddressError) -> [UInt8]? {
+            try tilers.tile(z: z, x: x, y: y, window: window)
+        }
     }
 
     /// What a change did.
@@ -57,7 +63,9 @@ extension LiveRouteSet {
         case put(Route, lastFix: Double? = nil)
         /// Removes the route stored under `key`, if any.
         case remove(key: String)
-        /// Extends the last part of the route stored under `key`, if any; `time` is when the points arrived.
-        case append(key: String, points: [Coordinate], time: Double? = nil)
+        /// Extends the last part of the route stored under `key`, if any; `time` is when the points arrived (the
+        /// device's time of the last for a route with times), and `times` each point's time in seconds since 1970,
+        /// for a route with times.
+        case append(key: String, points: [Coordinate], time: Double? = nil, times: [Double]? = nil)
     }
 }

@@ -174,10 +174,10 @@ public final class LiveRouteSet: Sendable {
                                           prepared: prepared[index]))
                 case let .remove(key):
                     if state.remove(key, invalidating: &invalidated) { keys.append(key) }
-                case let .append(key, points, time):
+                case let .append(key, points, time, times):
                     guard let run = plan.runs[index] else { continue }  // done by the route's last append
-                    if state.append(run.points ?? points, time: time, to: key, invalidating: &invalidated,
-                                    options: options, extended: run.extension) {
+                    if state.append(run.points ?? points, times: run.points == nil ? times : run.times, time: time,
+                                    to: key, invalidating: &invalidated, options: options, extended: run.extension) {
                         keys.append(key)
                     }
                 }

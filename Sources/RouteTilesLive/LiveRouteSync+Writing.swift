@@ -84,7 +84,12 @@ extension LiveRouteSync {
     private func trimGrownTracks(appendedBy writes: [RouteWrite]) {
         var appended: [String] = []
         appended.reserveCapacity(writes.count)
-        for case let .append(key, _) in writes { appended.append(key) }
+        for write in writes {
+            switch write {
+            case let .append(key, _), let .appendTimed(key, _, _): appended.append(key)
+            default: continue
+            }
+        }
         var trims: [RouteWrite] = []
         for (key, limit) in routes.routes(among: appended, grownPast: retention)
         where trimming.withLock({ $0.insert(key).inserted }) {

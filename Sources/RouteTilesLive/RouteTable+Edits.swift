@@ -78,14 +78,15 @@ extension RouteTable {
         return true
     }
 
-    mutating func append(_ points: [Coordinate], time: Double?, to key: String,
+    mutating func append(_ points: [Coordinate], times: [Double]? = nil, time: Double?, to key: String,
                          invalidating invalidated: inout TileInvalidation, options: TilingOptions,
                          extended planned: AppendExtension? = nil) -> Bool {
         guard let index = entries.index(forKey: key) else { return false }
         // Changed where it is in the table (its cover's set is extended in place, not copied), and drawn anew in its
         // chunk's slot; whether it has a cover does not change.
         let drawn = entries.values.withEntry(at: index) { entry -> (chunk: Int, slot: Int, tiler: RouteTiler, position: LivePosition?)? in
-            guard let extended = planned ?? AppendExtension(entry.tiler, joint: entry.lastPosition, points: points),
+            guard let extended = planned ?? AppendExtension(entry.tiler, joint: entry.lastPosition, points: points,
+                                                            times: times),
                   let joint = entry.lastPosition else { return nil }
             // An extension worked out ahead has its tiles in the plan's union already.
             if planned == nil { invalidated.formUnion(extended.tiles) }

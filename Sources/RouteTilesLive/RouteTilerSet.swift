@@ -64,10 +64,11 @@ package struct RouteTilerSet: Sendable {
     var routeCount: Int { chunks.reduce(0) { $0 + $1.tilers.reduce(0) { $0 + $1.projected.routeInfos.count } } }
     var pointCount: Int { chunks.reduce(0) { $0 + $1.tilers.reduce(0) { $0 + $1.projected.pointCount } } }
 
-    /// The uncompressed MVT of one tile, or nil when no route has a feature in it.
+    /// The uncompressed MVT of one tile, or nil when no route has a feature in it. With `window`, the tile of that
+    /// span of time (`RouteTiler.tile(z:x:y:window:)`), without the position layer.
     ///
     /// - Throws: `TileAddressError` when z/x/y names no tile.
-    func tile(z: Int, x: Int, y: Int) throws(TileAddressError) -> [UInt8]? {
+    func tile(z: Int, x: Int, y: Int, window: TimeWindow? = nil) throws(TileAddressError) -> [UInt8]? {
         let id = TileID(z: z, x: x, y: y)
         guard id.isValid else { throw TileAddressError(tile: id) }
         let box = WebMercator.bounds(of: id, extent: options.extent, buffer: options.buffer)
@@ -81,6 +82,7 @@ package struct RouteTilerSet: Sendable {
                 let spans = tiler.spans(for: id)
                 guard !spans.isEmpty else { continue }
                 var cutter = tiler.makeCutter()
+                cutter.window = window
                 let local = chunk.layerMaps[i]
                 if let only = tiler.onlyLayerSlot {
                     // One layer: cut straight into the shared builder.
@@ -95,7 +97,7 @@ package struct RouteTilerSet: Sendable {
                 }
             }
         }
-        if let name = options.positionLayer {
+        if let name = options.positionLayer, window == nil {
             // Its own layer, last; or, should routes name a layer so, that layer (layer names stay distinct).
             let slot = layerNames.firstIndex(of: name) ?? layers.count
             if slot == layers.count { layers.append(VectorLayerBuilder(name: name, extent: UInt32(options.extent))) }

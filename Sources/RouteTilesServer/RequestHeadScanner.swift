@@ -60,6 +60,11 @@ enum RequestHeadScanner {
                         isCandidate: (isGet || isHead) && isHTTP11 && target.first == UInt8(ascii: "/")
                             && !target.contains(UInt8(ascii: "%")))
         head.pathCount = (target.firstIndex(of: UInt8(ascii: "?")) ?? space2) - head.pathStart
+        // A window tile (`?from=…`, `?to=…`) is another tile than the one cached under the path: the full path's.
+        if let question = target.firstIndex(of: UInt8(ascii: "?")),
+           Self.namesTimeWindow(bytes[(question + 1)..<space2]) {
+            head.isCandidate = false
+        }
         var gzip = GzipAcceptance()
 
         // Header fields, up to the empty line.
@@ -103,6 +108,15 @@ enum RequestHeadScanner {
         }
         head.acceptsGzip = gzip.allowsGzip
         return .request(head, length: start)
+    }
+
+    /// Whether a query string has a `from` or `to` parameter.
+    static func namesTimeWindow(_ query: Slice<UnsafeRawBufferPointer>) -> Bool {
+        for parameter in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let name = parameter.prefix { $0 != UInt8(ascii: "=") }
+            if name.elementsEqual("from".utf8) || name.elementsEqual("to".utf8) { return true }
+        }
+        return false
     }
 
     private enum LineEnd {

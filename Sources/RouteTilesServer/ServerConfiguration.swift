@@ -24,6 +24,8 @@ public struct ServerConfiguration: Sendable {
     public var corsOrigin: String? = "*"
     /// Bytes of compressed tiles kept in memory.
     public var cacheBytes = 256 << 20
+    /// Bytes of compressed window tiles (`?from=…&to=…`) kept in memory, apart from the default tiles.
+    public var windowCacheBytes = 64 << 20
     /// The largest request body accepted by the write endpoints.
     public var maxBodyBytes = 32 << 20
     /// The bearer token that write requests need; nil turns writes off.

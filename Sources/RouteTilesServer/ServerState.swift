@@ -28,7 +28,8 @@ final class ServerState: Sendable {
         let tiles = TileService<ByteBuffer>(backend: backend, cacheBytes: configuration.cacheBytes,
                                             concurrency: configuration.generationConcurrency,
                                             queueLimit: configuration.generationQueueLimit,
-                                            compressionLevel: configuration.compressionLevel, observer: metrics)
+                                            compressionLevel: configuration.compressionLevel,
+                                            windowCacheBytes: configuration.windowCacheBytes, observer: metrics)
         let expireLog = try configuration.expireLogPath.map { try ExpireLog(path: $0) }
         let events = ChangeEvents()
         var consumer: LiveChangeConsumer?

@@ -26,8 +26,15 @@ struct TileEndpoints: Sendable {
 
     /// A tile, its 304 or 204, or the error that explains why not.
     func tile(_ request: Request, path: Substring) async -> Response {
+        let window: TimeWindow?
+        do {
+            let query = request.uri.queryParameters
+            window = try TileQuery.window(from: query["from"].map(String.init), to: query["to"].map(String.init))
+        } catch {
+            return HTTPAnswers.error(.badRequest, error.description)
+        }
         let answer = await responder.answer(
-            path: path, isHead: request.method == .head,
+            path: path, window: window, isHead: request.method == .head,
             acceptsGzip: GzipAcceptance.allowsGzip(request.headers[.acceptEncoding]), ifNoneMatch: request.headers[.ifNoneMatch])
         guard answer.isTile else {
             var headers: HTTPFields = [:]

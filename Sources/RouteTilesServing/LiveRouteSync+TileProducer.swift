@@ -1,6 +1,7 @@
 import RouteTilesBuild
 import RouteTilesLive
 import RouteTilesModel
+import RouteTilesTiling
 
 /// Live routes produce their tiles from the current snapshot, cut on demand.
 extension LiveRouteSync: TileProducer {
@@ -19,5 +20,10 @@ extension LiveRouteSync: TileProducer {
     /// The tile cut from the current snapshot, uncompressed.
     public func tileBytes(_ id: TileID) throws -> [UInt8]? {
         try routes.snapshot.tile(z: id.z, x: id.x, y: id.y)
+    }
+
+    /// The tile of `window` cut from the current snapshot, uncompressed.
+    public func tileBytes(_ id: TileID, window: TimeWindow) throws -> [UInt8]? {
+        try routes.snapshot.tile(z: id.z, x: id.x, y: id.y, window: window)
     }
 }

@@ -140,20 +140,9 @@ public final class TileCache<Bytes: TileBytes>: Sendable {
     @discardableResult
     public func remove(under subtrees: [TileID]) -> Int {
         guard !subtrees.isEmpty else { return 0 }
-        let roots = Set(subtrees)
-        let zooms = Set(subtrees.map(\.z)).sorted()
+        let under = TileSubtrees(subtrees)
         return state.withLock { s in
-            var doomed: [Int32] = []
-            for (tile, i) in s.index {
-                for z in zooms {
-                    guard z <= tile.z else { break }
-                    let shift = tile.z - z
-                    if roots.contains(TileID(z: z, x: tile.x >> shift, y: tile.y >> shift)) {
-                        doomed.append(i)
-                        break
-                    }
-                }
-            }
+            let doomed = s.index.compactMap { tile, i in under.contain(tile) ? i : nil }
             for i in doomed { s.remove(i) }
             return doomed.count
         }

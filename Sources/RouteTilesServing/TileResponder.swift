@@ -25,7 +25,10 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
     ///   - isHead: whether the request is a `HEAD`: the answer then has the headers of a `GET` and no body.
     ///   - acceptsGzip: whether `Accept-Encoding` allows gzip (`GzipAcceptance`).
     ///   - ifNoneMatch: the `If-None-Match` value, several lines joined by commas.
-    public func answer(path: Substring, isHead: Bool, acceptsGzip: Bool, ifNoneMatch: String?) async -> TileAnswer<Bytes> {
+    ///   - window: the time window of a window tile (`?from=…&to=…`, parsed by `TimeWindow.parse(from:to:)`), or nil
+    ///     for the default tile.
+    public func answer(path: Substring, window: TimeWindow? = nil, isHead: Bool, acceptsGzip: Bool,
+                       ifNoneMatch: String?) async -> TileAnswer<Bytes> {
         let id: TileID
         switch TileRequestPath.parse(path) {
         case let .tile(tile): id = tile
@@ -38,9 +41,15 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
         }
         let entry: TileCache<Bytes>.Entry
         do {
-            entry = try await service.tile(id)
+            if let window {
+                entry = try await service.windowTile(id, window: window)
+            } else {
+                entry = try await service.tile(id)
+            }
         } catch is GenerationLimiter.Overloaded {
             return TileAnswer(status: .serviceUnavailable, message: "too many tiles being generated; retry shortly")
+        } catch let unavailable as TimeWindowUnavailable {
+            return TileAnswer(status: .badRequest, message: unavailable.description)
         } catch {
             return TileAnswer(status: .internalServerError, message: "cannot produce tile \(id): \(error)",
                               logMessage: "tile \(id): \(error)")

@@ -38,14 +38,23 @@ public final class TileService<Bytes: TileBytes>: Sendable {
     public let backend: TileBackend
     /// The compressed tiles kept in memory.
     public let cache: TileCache<Bytes>
+    /// The compressed window tiles (`?from=…&to=…`) kept in memory, dropped with the default tiles.
+    public let windowCache: WindowTileCache<Bytes>
     package let limiter: GenerationLimiter
     @usableFromInline let observer: any TileServiceObserver
     private let flights = SingleFlight<FlightKey, TileCache<Bytes>.Entry>()
+    private let windowFlights = SingleFlight<WindowFlightKey, TileCache<Bytes>.Entry>()
     private let compressors: CompressorPool
     private let dropper: TileCacheDropper<Bytes>
 
     struct FlightKey: Hashable, Sendable {
         var tile: TileID
+        var generation: UInt64
+    }
+
+    struct WindowFlightKey: Hashable, Sendable {
+        var tile: TileID
+        var window: TimeWindow
         var generation: UInt64
     }
 
@@ -57,15 +66,17 @@ public final class TileService<Bytes: TileBytes>: Sendable {
     ///     `GenerationLimiter.Overloaded`.
     ///   - queueLimit: tiles that may wait for a generation slot.
     ///   - compressionLevel: gzip level of tiles cut on demand.
+    ///   - windowCacheBytes: the most bytes of compressed window tiles kept in memory.
     ///   - observer: told of hits, misses, generations and invalidations, for metrics.
     public init(backend: TileBackend, cacheBytes: Int, concurrency: Int, queueLimit: Int, compressionLevel: Int32 = 6,
-                observer: any TileServiceObserver) {
+                windowCacheBytes: Int = 64 << 20, observer: any TileServiceObserver) {
         self.backend = backend
         self.observer = observer
         compressors = CompressorPool(level: compressionLevel)
         cache = TileCache(capacityBytes: cacheBytes)
+        windowCache = WindowTileCache(capacityBytes: windowCacheBytes)
         limiter = GenerationLimiter(concurrency: concurrency, queueLimit: queueLimit)
-        dropper = TileCacheDropper(cache: cache, observer: observer)
+        dropper = TileCacheDropper(cache: cache, windows: windowCache, observer: observer)
         // Live routes drop what each change invalidated from the cache themselves, as they apply it.
         backend.live?.attach(dropper)
     }
@@ -96,11 +107,32 @@ public final class TileService<Bytes: TileBytes>: Sendable {
         return entry
     }
 
-    /// Cuts (live routes) or reads (tileset) one tile and compresses it.
-    private func generate(_ id: TileID) throws -> TileCache<Bytes>.Entry {
+    /// The cache entry of the tile of the time window `window`: cached, else cut once (single flight) under the same
+    /// bound as default tiles, and cached with them. Throws `GenerationLimiter.Overloaded` when the generation
+    /// queue is full, and `TimeWindowUnavailable` for a finished tileset.
+    public func windowTile(_ id: TileID, window: TimeWindow) async throws -> TileCache<Bytes>.Entry {
+        if let hit = windowCache.get(id, window) {
+            observer.cacheHit()
+            return hit
+        }
+        observer.cacheMiss()
+        let generation = backend.generation
+        let (entry, _) = try await windowFlights.run(WindowFlightKey(tile: id, window: window, generation: generation)) {
+            [self] in
+            let entry = try await limiter.run { [self] in try generate(id, window: window) }
+            let backend = self.backend
+            windowCache.put(id, window, entry, isCurrent: { backend.generation == generation })
+            return entry
+        }
+        return entry
+    }
+
+    /// Cuts (live routes) or reads (tileset) one tile, of `window` when one is given, and compresses it.
+    private func generate(_ id: TileID, window: TimeWindow? = nil) throws -> TileCache<Bytes>.Entry {
         let started = DispatchTime.now().uptimeNanoseconds
         defer { observer.generated(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started)) }
-        guard let bytes = try backend.producer.tileBytes(id), !bytes.isEmpty else { return .empty }
+        let produced = try window.map { try backend.producer.tileBytes(id, window: $0) } ?? backend.producer.tileBytes(id)
+        guard let bytes = produced, !bytes.isEmpty else { return .empty }
         // An MVT starts with a field tag (0x1a, its layers), never with gzip's magic number.
         let gzip = Gzip.isCompressed(bytes) ? bytes : try compressors.compress(bytes)
         return TileCache.Entry(gzip: Bytes(tileBytes: gzip), etag: TileHasher.etag(gzip))

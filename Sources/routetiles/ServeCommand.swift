@@ -71,6 +71,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Memory for cached compressed tiles, in MB.")
     var cacheMb = ServerConfiguration().cacheBytes >> 20
 
+    @Option(help: "Memory for cached compressed window tiles (?from=…&to=…), in MB.")
+    var windowCacheMb = ServerConfiguration().windowCacheBytes >> 20
+
     @Option(help: "Largest request body accepted by the write endpoints, in MB.")
     var maxBodyMb = ServerConfiguration().maxBodyBytes >> 20
 
@@ -200,6 +203,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if !(0...65535).contains(port) { throw ValidationError("--port must lie in 0...65535") }
         if cacheMb < 0 { throw ValidationError("--cache-mb must not be negative") }
+        if windowCacheMb < 0 { throw ValidationError("--window-cache-mb must not be negative") }
         if maxBodyMb < 1 { throw ValidationError("--max-body-mb must be at least 1") }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if queueLimit < 0 { throw ValidationError("--queue-limit must not be negative") }
@@ -256,6 +260,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let tiles { c.lastModified = Self.modificationTime(ofTileset: tiles) }
         c.corsOrigin = cors == "none" ? nil : cors
         c.cacheBytes = cacheMb << 20
+        c.windowCacheBytes = windowCacheMb << 20
         c.maxBodyBytes = maxBodyMb << 20
         c.writeToken = writeToken
         c.expireLogPath = expireLog

@@ -33,6 +33,10 @@ struct TilingArguments: ParsableArguments {
           help: "Give each line feature length_m, its route's whole length. Default: on, but off for serve --store, where every append would change it in every tile of the route.")
     var routeLength: Bool?
 
+    @Flag(inversion: .prefixedNo,
+          help: "Cut the lines of routes with times into pieces of time, each a feature with start_t and end_t (seconds since 1970): a day at zooms 0-3 down to a minute from zoom 12 (Docs/FORMATS.md, \"Time in the tiles\").")
+    var timePieces = TilingOptions().timePieces
+
     @Option(help: "gzip level, 0 (store) to 9 (smallest).")
     var compressionLevel = Int(GzipCompressor.defaultLevel)
 
@@ -51,6 +55,7 @@ struct TilingArguments: ParsableArguments {
         o.simplifyAtMaxZoom = simplifyAtMaxzoom
         o.layerName = layer
         o.lineMetrics = lineMetrics
+        o.timePieces = timePieces
         return o
     }
 

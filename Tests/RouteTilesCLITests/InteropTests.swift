@@ -102,6 +102,50 @@ import RouteTilesTestSupport
         #expect(features > 300)
     }
 
+    /// Time pieces (`start_t`, `end_t`) of GPX tracks with times, read by Python's decoder as integers: whole
+    /// pieces of each zoom's length, the same as ours; the file's planned route, without times, has none.
+    @Test(.enabled(if: ExternalTool.required(ExternalTool.pythonHas("mapbox_vector_tile"))))
+    func pythonReadsTheTimePiecesOfATrackWithTimes() async throws {
+        let tmp = try TemporaryFolder()
+        let out = tmp.path("hikes")
+        let gpx = PackageFolder.root.appendingPathComponent("Tiles/samples/uetliberg-hikes.gpx").path
+        let built = try await ExternalTool.runDetached(ExternalTool.routetiles, ["build", gpx, "-o", out, "--quiet"])
+        try #require(built.status == 0, "\(built.stderr)")
+        var tiles: [TileID] = []
+        let enumerator = FileManager.default.enumerator(atPath: out)
+        while let path = enumerator?.nextObject() as? String {
+            guard path.hasSuffix(".mvt"), let id = TileID(String(path.dropLast(4))) else { continue }
+            tiles.append(id)
+        }
+        tiles = Self.pick(tiles.sorted(), count: 120)
+        let paths = tiles.map { "\(out)/\($0.z)/\($0.x)/\($0.y).mvt" }.joined(separator: "\n")
+        let r = try await ExternalTool.runDetached("/usr/bin/env", ["python3", "-c", Self.pythonDecoder], stdin: Array(paths.utf8))
+        try #require(r.status == 0, "\(r.stderr)")
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [[String: Any]])
+        var pieces = 0
+        for (tile, python) in zip(tiles, decoded) {
+            let data = try Data(contentsOf: URL(fileURLWithPath: "\(out)/\(tile.z)/\(tile.x)/\(tile.y).mvt"))
+            let ours = try #require(try VectorTileDecoder.decode(try Gzip.decompress(Array(data))).layer(named: "routes"))
+            let theirs = try #require((python["routes"] as? [String: Any])?["features"] as? [[String: Any]], "\(tile)")
+            try #require(theirs.count == ours.features.count, "\(tile)")
+            let length = Int64(TimePieces.seconds(zoom: tile.z))
+            for (f, g) in zip(ours.features, theirs) {
+                let properties = try #require(g["properties"] as? [String: Any])
+                guard properties["start_t"] != nil else {
+                    // The planned route (<rte>) has no times.
+                    #expect((properties["name"] as? String)?.hasPrefix("Planned") == true, "\(tile): no start_t in \(properties)")
+                    continue
+                }
+                let start = try #require(properties["start_t"] as? Int, "\(tile): start_t is not an integer in \(properties)")
+                let end = try #require(properties["end_t"] as? Int, "\(tile): no integer end_t")
+                #expect(f.properties.contains(Property("start_t", .int(Int64(start)))))
+                #expect(Int64(start) % length == 0 && Int64(end) % length == 0 && end > start, "\(tile): \(start)–\(end)")
+                pieces += 1
+            }
+        }
+        #expect(pieces > 100)
+    }
+
     /// Tile units → EPSG:3857 metres, as GDAL georeferences a tile named z/x/y.
     static func metres(_ p: TilePoint, _ tile: TileID) -> (Double, Double) {
         let half = Double.pi * 6_378_137

@@ -35,6 +35,16 @@ import RouteTilesTestSupport
             == "/tiles/14/8300/5635.mvt")
     }
 
+    /// A window tile is another tile than the one cached under its path: never a fast-path candidate.
+    @Test func windowTilesAreNotCandidates() {
+        for query in ["?from=2026-11-27T14:00:00Z", "?to=1795788300", "?v=2&from=1", "?a=1&to=", "?from"] {
+            #expect(head("GET /tiles/14/8300/5635.mvt\(query) HTTP/1.1\r\n\r\n")?.isCandidate == false, "\(query)")
+        }
+        for query in ["", "?v=2", "?fromage=1", "?tow=2&x=from", "?v=to"] {
+            #expect(head("GET /tiles/14/8300/5635.mvt\(query) HTTP/1.1\r\n\r\n")?.isCandidate == true, "\(query)")
+        }
+    }
+
     @Test func onlyPlainHTTP11GetsAndHeadsAreCandidates() {
         #expect(head("HEAD /t HTTP/1.1\r\n\r\n")?.isHead == true)
         #expect(head("GET /t HTTP/1.1\r\n\r\n")?.isCandidate == true)

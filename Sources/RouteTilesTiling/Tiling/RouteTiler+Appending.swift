@@ -10,9 +10,11 @@ extension RouteTiler {
     /// last piece of the line's open block, or the whole block when the append completes it (`VertexImportance`);
     /// the index keeps the boxes of every unchanged run. What
     /// grows with the route is copying: the point arrays, and the index's boxes (one per 32 segments) and tree.
-    package func appending(_ points: [Coordinate], after previous: Coordinate) -> RouteTiler? {
+    /// `times` are the points' times in seconds since 1970, for a route with times (see
+    /// `ProjectedRouteSet.appending(_:times:after:)`).
+    package func appending(_ points: [Coordinate], times: [Double]? = nil, after previous: Coordinate) -> RouteTiler? {
         guard !points.isEmpty else { return self }
-        guard let set = projected.appending(points, after: previous) else { return nil }
+        guard let set = projected.appending(points, times: times, after: previous) else { return nil }
         let line = set.lineCount - 1
         let oldCount = projected.pointCount, oldLast = oldCount - 1, newLast = set.pointCount - 1
 

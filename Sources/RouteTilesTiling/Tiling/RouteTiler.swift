@@ -95,7 +95,8 @@ public final class RouteTiler: Sendable {
     public var extent: MapRect { index.bounds }
 
     /// Keys RouteTiles writes itself; a route property of the same name gives way.
-    public static let reservedKeys: Set<String> = ["length_m", "start_m", "end_m", "mapbox_clip_start", "mapbox_clip_end"]
+    public static let reservedKeys: Set<String> = ["length_m", "start_m", "end_m", "mapbox_clip_start", "mapbox_clip_end",
+                                                   "start_t", "end_t"]
 
     /// The root tile's spans: every segment that meets the buffered world, for each world copy (one to the west,
     /// the world itself, one to the east) that a line reaches.
@@ -171,6 +172,18 @@ public final class RouteTiler: Sendable {
         let id = TileID(z: z, x: x, y: y)
         guard id.isValid else { throw TileAddressError(tile: id) }
         return tile(id)
+    }
+
+    /// The uncompressed MVT of one tile of the time window `window`: the lines of the routes with times, cut to the
+    /// positions recorded in it and ending at those interpolated at its bounds; nil when none is in the tile then.
+    ///
+    /// - Throws: `TileAddressError` when z/x/y names no tile.
+    public func tile(z: Int, x: Int, y: Int, window: TimeWindow) throws(TileAddressError) -> [UInt8]? {
+        let id = TileID(z: z, x: x, y: y)
+        guard id.isValid else { throw TileAddressError(tile: id) }
+        var cutter = makeCutter()
+        cutter.window = window
+        return encode(id, spans: spans(for: id), cutter: &cutter)
     }
 
     /// `tile(z:x:y:)` of a tile known to be valid.

@@ -14,7 +14,15 @@ package struct TileCutter {
         var x: Double
         var y: Double
         var distance: Double
+        /// Seconds since 1970, for a route cut in time pieces (0 otherwise).
+        var time: Double
         var keep: Bool
+    }
+
+    /// The time piece of a part: its `start_t` and `end_t` (see `TimePieces`).
+    private struct Piece: Equatable {
+        var start: Double
+        var end: Double
     }
 
     let set: ProjectedRouteSet
@@ -28,6 +36,13 @@ package struct TileCutter {
     private var candidates: [Candidate] = []
     private var geometry = TileGeometry()
     private var partProperties: [Property] = []
+    /// The piece length of the tile being cut, in seconds (`TimePieces`).
+    private var pieceLength = 60.0
+    /// While a route with times is cut: the piece of the part being built, and of the parts gathered in `geometry`.
+    private var partPiece: Piece?
+    private var geometryPiece: Piece?
+    /// For a window tile: only the lines of routes with times, cut to this span of time (see `TimeWindow`).
+    package var window: TimeWindow?
 
     init(set: ProjectedRouteSet, importance: ImportanceColumn, options: TilingOptions, featureProperties: [[Property]],
          layerSlots: [Int] = [0]) {
@@ -64,6 +79,7 @@ package struct TileCutter {
                           scale: Double(options.extent) / size, low: Double(-options.buffer),
                           high: Double(options.extent + options.buffer))
         frame.squaredTolerance = options.squaredTolerance(zoom: tile.z)
+        pieceLength = Double(TimePieces.seconds(zoom: tile.z))
         var added = 0
         var index = 0
         while index < spans.count {
@@ -88,6 +104,7 @@ package struct TileCutter {
             for i in Int(span.first)..<Int(span.end) where set.xs[i] == set.xs[i + 1] && set.ys[i] == set.ys[i + 1] {
                 let x = set.xs[i] + dx, y = set.ys[i]
                 guard x >= box.minX, x <= box.maxX, y >= box.minY, y <= box.maxY else { continue }
+                if let window, !(set.times[i] >= window.fromSeconds && set.times[i] <= window.toSeconds) { continue }
                 geometry.appendPart(CollectionOfOne(frame.quantize(x, y)))
             }
         }
@@ -119,10 +136,12 @@ package struct TileCutter {
         var dy: Double
         var startDistance: Double
         var endDistance: Double
+        var piece: Piece?
     }
 
     private mutating func cutRoute(_ route: Int, spans: ArraySlice<SegmentSpan>, box: MapRect, frame: Frame,
                                    into layer: inout VectorLayerBuilder) -> Int {
+        if window != nil, !set.routeInfos[route].hasTimes { return 0 }
         if set.routeInfos[route].isPoint {
             return cutPoints(route, spans: spans, box: box, frame: frame, into: &layer)
         }
@@ -133,12 +152,19 @@ package struct TileCutter {
         var open = false
         var lastSegment = -2, lastLine: Int32 = -1, lastShift: Int32 = 0
         let info = set.routeInfos[route]
+        let timed = info.hasTimes && options.timePieces
+        let from = window?.fromSeconds ?? 0, to = window?.toSeconds ?? 0
+        partPiece = nil
+        geometryPiece = nil
 
         for span in spans {
             let dx = Double(span.shift) * WebMercator.worldSize
             for i in Int(span.first)..<Int(span.end) {
                 let ax = set.xs[i] + dx, ay = set.ys[i], bx = set.xs[i + 1] + dx, by = set.ys[i + 1]
-                guard let (t0, t1) = Self.clip(ax, ay, bx, by, to: box) else {
+                let ta = timed || window != nil ? set.times[i] : 0, tb = timed || window != nil ? set.times[i + 1] : 0
+                guard let spatial = Self.clip(ax, ay, bx, by, to: box),
+                      let (t0, t1) = window == nil ? spatial : Self.clip(spatial.0, spatial.1, ta, tb, from: from, to: to)
+                else {
                     if open { added += closePart(route, frame: frame, collapsed: &collapsed, into: &layer); open = false }
                     continue
                 }
@@ -148,18 +174,23 @@ package struct TileCutter {
                     if open { added += closePart(route, frame: frame, collapsed: &collapsed, into: &layer) }
                     open = true
                     if t0 == 0 {
-                        candidates.append(Candidate(x: ax, y: ay, distance: da, keep: true))
+                        candidates.append(Candidate(x: ax, y: ay, distance: da, time: ta, keep: true))
                     } else {
                         candidates.append(Candidate(x: ax + (bx - ax) * t0, y: ay + (by - ay) * t0,
-                                                    distance: da + (db - da) * t0, keep: true))
+                                                    distance: da + (db - da) * t0, time: ta + (tb - ta) * t0, keep: true))
                     }
+                    if timed { partPiece = nil }
+                }
+                if timed {
+                    added += cutInTime(route, ax, ay, bx, by, da, db, ta, tb, t0, t1, frame: frame, collapsed: &collapsed,
+                                       into: &layer)
                 }
                 if t1 == 1 {
-                    candidates.append(Candidate(x: bx, y: by, distance: db,
+                    candidates.append(Candidate(x: bx, y: by, distance: db, time: tb,
                                                 keep: importance[i + 1] > frame.squaredTolerance))
                 } else {
                     candidates.append(Candidate(x: ax + (bx - ax) * t1, y: ay + (by - ay) * t1,
-                                                distance: da + (db - da) * t1, keep: true))
+                                                distance: da + (db - da) * t1, time: ta + (tb - ta) * t1, keep: true))
                     added += closePart(route, frame: frame, collapsed: &collapsed, into: &layer)
                     open = false
                 }
@@ -171,7 +202,8 @@ package struct TileCutter {
         if open { added += closePart(route, frame: frame, collapsed: &collapsed, into: &layer) }
 
         if !options.lineMetrics, !geometry.isEmpty {
-            if layer.appendFeature(id: info.featureID, geometry: geometry, properties: featureProperties[route]) {
+            let properties = timed ? pieceProperties(route, geometryPiece) : featureProperties[route]
+            if layer.appendFeature(id: info.featureID, geometry: geometry, properties: properties) {
                 added += 1
             }
         }
@@ -183,10 +215,54 @@ package struct TileCutter {
             geometry.points.append(stubEnd(stub))
             geometry.partEnds.append(2)
             let properties = options.lineMetrics
-                ? metricProperties(route, start: stub.startDistance, end: stub.endDistance) : featureProperties[route]
+                ? metricProperties(route, start: stub.startDistance, end: stub.endDistance, piece: stub.piece)
+                : timed ? pieceProperties(route, stub.piece) : featureProperties[route]
             if layer.appendFeature(id: info.featureID, geometry: geometry, properties: properties) { added += 1 }
         }
         return added
+    }
+
+    /// For a route cut in time pieces, the part of segment a→b from `t0` to `t1` (its clip in this tile, which
+    /// `candidates` has reached at `t0`): the part being built is closed and another begun wherever the segment's
+    /// time crosses into another piece. Returns the features added.
+    private mutating func cutInTime(_ route: Int, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
+                                    _ da: Double, _ db: Double, _ ta: Double, _ tb: Double, _ t0: Double, _ t1: Double,
+                                    frame: Frame, collapsed: inout Collapsed?,
+                                    into layer: inout VectorLayerBuilder) -> Int {
+        let start = ta + (tb - ta) * t0, end = ta + (tb - ta) * t1
+        let length = pieceLength
+        var added = 0
+        // The piece the segment's stretch from `start` lies in: a stretch of no duration stays in the open part's
+        // piece when that piece holds its time.
+        var first = Piece(start: (start / length).rounded(.down) * length, end: 0)
+        first.end = first.start + length
+        if end <= start, let open = partPiece, open.start <= start, start <= open.end { first = open }
+        if let open = partPiece, open != first {
+            // The segment begins another piece: the part ends here, and the next begins at the same point.
+            let joint = candidates[candidates.count - 1]
+            added += closePart(route, frame: frame, collapsed: &collapsed, into: &layer)
+            candidates.append(Candidate(x: joint.x, y: joint.y, distance: joint.distance, time: joint.time, keep: true))
+        }
+        partPiece = first
+        guard end > start, first.end < end else { return added }
+        // Cut at the first bound after `start` and at the last before `end`: the stretch between them, all in
+        // whole pieces with no position recorded inside (a gap), is one piece.
+        let last = ((end / length).rounded(.up) - 1) * length
+        var bound = first.end
+        while true {
+            let u = (bound - ta) / (tb - ta)
+            let cut = Candidate(x: ax + (bx - ax) * u, y: ay + (by - ay) * u, distance: da + (db - da) * u, time: bound,
+                                keep: true)
+            candidates.append(cut)
+            added += closePart(route, frame: frame, collapsed: &collapsed, into: &layer)
+            candidates.append(cut)
+            if bound >= last {
+                partPiece = Piece(start: last, end: last + length)
+                return added
+            }
+            partPiece = Piece(start: bound, end: last)
+            bound = last
+        }
     }
 
     /// Simplifies, quantizes and stores the part in `candidates`, then empties it.
@@ -194,7 +270,18 @@ package struct TileCutter {
                                     into layer: inout VectorLayerBuilder) -> Int {
         defer { candidates.removeAll(keepingCapacity: true) }
         guard let first = candidates.first, let last = candidates.last else { return 0 }
-        if options.lineMetrics { geometry.removeAll() }
+        var added = 0
+        let piece = partPiece
+        if options.lineMetrics {
+            geometry.removeAll()
+        } else if geometryPiece != piece, !geometry.isEmpty {
+            // Parts of another time piece: the parts gathered so far are a feature of their own.
+            let info = set.routeInfos[route]
+            if layer.appendFeature(id: info.featureID, geometry: geometry, properties: pieceProperties(route, geometryPiece)) {
+                added += 1
+            }
+            geometry.removeAll()
+        }
         let start = geometry.points.count
         var previous = TilePoint(x: .min, y: .min)
         let lastIndex = candidates.count - 1
@@ -209,19 +296,21 @@ package struct TileCutter {
             geometry.points.removeSubrange(start...)
             if collapsed == nil {
                 collapsed = Collapsed(point: frame.quantize(first.x, first.y), dx: last.x - first.x, dy: last.y - first.y,
-                                      startDistance: first.distance, endDistance: last.distance)
+                                      startDistance: first.distance, endDistance: last.distance, piece: piece)
             }
-            return 0
+            return added
         }
         geometry.partEnds.append(geometry.points.count)
-        guard options.lineMetrics else { return 0 }
+        geometryPiece = piece
+        guard options.lineMetrics else { return added }
         let info = set.routeInfos[route]
-        let properties = metricProperties(route, start: first.distance, end: last.distance)
-        return layer.appendFeature(id: info.featureID, geometry: geometry, properties: properties) ? 1 : 0
+        let properties = metricProperties(route, start: first.distance, end: last.distance, piece: piece)
+        return added + (layer.appendFeature(id: info.featureID, geometry: geometry, properties: properties) ? 1 : 0)
     }
 
-    /// The route's properties with `start_m`, `end_m` and the fractions `mapbox_clip_start` / `mapbox_clip_end`.
-    private mutating func metricProperties(_ route: Int, start: Double, end: Double) -> [Property] {
+    /// The route's properties with `start_m`, `end_m` and the fractions `mapbox_clip_start` / `mapbox_clip_end`,
+    /// then `start_t` and `end_t` for a part of a time piece.
+    private mutating func metricProperties(_ route: Int, start: Double, end: Double, piece: Piece?) -> [Property] {
         let length = set.routeInfos[route].lengthMetres
         partProperties.removeAll(keepingCapacity: true)
         partProperties.append(contentsOf: featureProperties[route])
@@ -229,7 +318,29 @@ package struct TileCutter {
         partProperties.append(Property("end_m", Self.metres(end)))
         partProperties.append(Property("mapbox_clip_start", .double(length > 0 ? min(1, start / length) : 0)))
         partProperties.append(Property("mapbox_clip_end", .double(length > 0 ? min(1, end / length) : 1)))
+        appendPiece(piece)
         return partProperties
+    }
+
+    /// The route's properties, then `start_t` and `end_t` of `piece`.
+    private mutating func pieceProperties(_ route: Int, _ piece: Piece?) -> [Property] {
+        partProperties.removeAll(keepingCapacity: true)
+        partProperties.append(contentsOf: featureProperties[route])
+        appendPiece(piece)
+        return partProperties
+    }
+
+    private mutating func appendPiece(_ piece: Piece?) {
+        guard let piece else { return }
+        partProperties.append(Property("start_t", Self.seconds(piece.start)))
+        partProperties.append(Property("end_t", Self.seconds(piece.end)))
+    }
+
+    /// Seconds since 1970 as a tile value: a whole number (unsigned while not before 1970).
+    static func seconds(_ value: Double) -> PropertyValue {
+        let whole = value.rounded()
+        guard whole.isFinite, abs(whole) < 9e15 else { return .double(value) }
+        return whole >= 0 ? .uint(UInt64(whole)) : .int(Int64(whole))
     }
 
     /// A distance in metres as a tile value: rounded to centimetres.
@@ -251,6 +362,15 @@ package struct TileCutter {
             end = TilePoint(x: stub.point.x - step.x, y: stub.point.y - step.y)
         }
         return end
+    }
+
+    /// The part from `t0` to `t1` of a segment whose ends were recorded at `ta` and `tb` (seconds) that lies in the
+    /// window from `from` to `to`, or nil when none of it does. A segment of no duration lies wholly in or out.
+    @inline(__always)
+    static func clip(_ t0: Double, _ t1: Double, _ ta: Double, _ tb: Double, from: Double, to: Double) -> (Double, Double)? {
+        guard tb > ta else { return ta >= from && ta <= to ? (t0, t1) : nil }
+        let u0 = max(t0, (from - ta) / (tb - ta)), u1 = min(t1, (to - ta) / (tb - ta))
+        return u0 <= u1 ? (u0 == 0 ? 0 : u0, u1 == 1 ? 1 : u1) : nil
     }
 
     /// Liang–Barsky: the parameters `t0 ≤ t1` in 0...1 of the part of segment a→b inside `box` (edges included),

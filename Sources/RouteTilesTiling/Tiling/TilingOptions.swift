@@ -17,6 +17,10 @@ public struct TilingOptions: Sendable, Equatable {
     public var simplifyAtMaxZoom: Bool = false
     /// One feature per clipped part, with `start_m`, `end_m`, `mapbox_clip_start` and `mapbox_clip_end`.
     public var lineMetrics: Bool = false
+    /// Cut the lines of routes with times into pieces of time (``TimePieces``), each a feature with `start_t` and
+    /// `end_t`, so that clients filter tracks by time from the tiles alone. Routes without times are cut as they
+    /// would be without it (`--time-pieces off` turns it off for all).
+    public var timePieces: Bool = true
     /// The vector tile layer of routes that do not name one (``Route/layer``).
     public var layerName: String = "routes"
     /// Each line feature carries `length_m`, its route's whole length. A value of the whole route changes with
