@@ -94,6 +94,7 @@ extension TilesetMetadata {
             if hasTimes, !isPoint, options.timePieces {
                 layerFields["start_t"] = "Number"
                 layerFields["end_t"] = "Number"
+                if options.speedClasses != nil { layerFields["speed"] = "Number" }
                 timed = true
             }
             if name == options.layerName { fields = layerFields } else { otherLayers[name] = layerFields }

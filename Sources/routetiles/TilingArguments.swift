@@ -37,6 +37,9 @@ struct TilingArguments: ParsableArguments {
           help: "Cut the lines of routes with times into pieces of time, each a feature with start_t and end_t (seconds since 1970): a day at zooms 0-3 down to a minute from zoom 12 (Docs/FORMATS.md, \"Time in the tiles\").")
     var timePieces = TilingOptions().timePieces
 
+    @Option(help: "For speed colouring: cut the lines of routes with times where the speed class of their segments changes, each feature with speed, its class in km/h (a multiple of this width, e.g. 10).")
+    var speedClasses: Double?
+
     @Option(help: "gzip level, 0 (store) to 9 (smallest).")
     var compressionLevel = Int(GzipCompressor.defaultLevel)
 
@@ -56,6 +59,7 @@ struct TilingArguments: ParsableArguments {
         o.layerName = layer
         o.lineMetrics = lineMetrics
         o.timePieces = timePieces
+        o.speedClasses = speedClasses
         return o
     }
 

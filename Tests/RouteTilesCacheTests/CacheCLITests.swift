@@ -37,7 +37,8 @@ import RouteTilesTestSupport
             "--purge", "http://127.0.0.1:\(cachePort)", "--purge-timeout", "1",
         ])
         defer { _ = serve.stopNow() }
-        let varnish = try VarnishCache(backendPort: Int(serve.base.split(separator: ":").last ?? "") ?? 0, port: cachePort)
+        let varnish = try await VarnishCache.started(backendPort: Int(serve.base.split(separator: ":").last ?? "") ?? 0,
+                                                     port: cachePort)
         defer { varnish.stop() }
         let created = try await send(.PUT, serve.base + "/routes/cli", body: Self.route)
         #expect(created.status == 200)

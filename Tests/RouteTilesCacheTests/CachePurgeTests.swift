@@ -110,13 +110,13 @@ struct CachePurgeTests {
             }
 
             // Stopped: connections are refused while the writes go on.
-            front.varnish.stop()
+            await front.varnish.stopDetached()
             let retried = try await front.metric("routetiles_purge_retries_total")
             for (index, id) in ["100", "101"].enumerated() {
                 #expect(try await front.append(id, Self.positions(after: index, count: 2)).status == 200)
             }
             #expect(try await Self.eventually(30) { try await front.metric("routetiles_purge_retries_total") > retried })
-            try front.varnish.start()
+            try await front.varnish.startDetached()
             #expect(try await Self.eventually(30) { front.purger.queuedTiles == 0 })
             for tile in tiles {
                 #expect(try await front.cacheServesCurrent(tile, within: 1), "\(tile) is stale after Varnish restarted")

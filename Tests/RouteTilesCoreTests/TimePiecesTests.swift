@@ -243,6 +243,49 @@ import RouteTilesCoreTestSupport
         #expect((9...10).contains(pieces.count), "\(pieces.sorted())")
     }
 
+    /// With speed classes, lines are cut where their segments' class changes, and each feature has its class.
+    @Test func speedClassesCutWhereTheSegmentsClassChanges() throws {
+        // Five segments of about 100 m along a parallel, at 15, 17, 33, 36 and 55 km/h: classes 10, 10, 30, 30, 50.
+        let speeds = [15.0, 17, 33, 36, 55]
+        let step = 100 / (111_320 * cos(48.85 * .pi / 180))
+        let points = (0...5).map { Coordinate(longitude: 2.33 + Double($0) * step, latitude: 48.85) }
+        var times: [Int64] = [1_795_788_000_000]
+        for (k, speed) in speeds.enumerated() {
+            let metres = GeodesicDistance.metres(points[k], points[k + 1])
+            times.append(times[k] + Int64((metres / (speed / 3.6) * 1000).rounded()))
+        }
+        let route = Route(id: .string("bike"), properties: [Property("speed", .string("theirs"))], parts: [points],
+                          times: times)
+        var options = Sample.options(maxZoom: 14)
+        options.speedClasses = 10
+        let tiler = RouteTiler(routes: [route], options: options)
+        let tile = WebMercator.tile(containing: WebMercator.project(points[2]), zoom: 14)
+        let bytes = try #require(try tiler.tile(z: 14, x: tile.x, y: tile.y))
+        let layer = try #require(try VectorTileDecoder.decode(bytes).layer(named: "routes"))
+        let size = WebMercator.tileSize(zoom: 14)
+        var seen = Set<Int64>()
+        for feature in layer.features {
+            let speed = try #require(feature.properties.first { $0.key == "speed" }?.value)
+            guard case let .int(kmh) = speed else { Issue.record("speed is \(speed)"); continue }
+            seen.insert(kmh)
+            // Every vertex inside a segment (not at a joint) lies in a segment of the feature's class.
+            for p in feature.geometry.points {
+                let x = (Double(tile.x) + Double(p.x) / 4096) * size
+                let k = points.indices.dropLast().first { x > WebMercator.project(points[$0]).x + 2 * size / 4096
+                    && x < WebMercator.project(points[$0 + 1]).x - 2 * size / 4096 }
+                if let k { #expect(Int64(speeds[k] / 10) * 10 == kmh, "a vertex of segment \(k) in a feature of \(kmh) km/h") }
+            }
+        }
+        #expect(seen == [10, 30, 50])
+        // RouteTiles' speed replaces the route's own property of that name; its metadata lists it.
+        #expect(!layer.features.contains { $0.properties.contains(Property("speed", .string("theirs"))) })
+        #expect(TilesetMetadata(name: "s", tiler: tiler).layers.first?.fields["speed"] == "Number")
+        // Without the option, the route keeps its own.
+        let plain = try VectorTileDecoder.decode(#require(try RouteTiler(routes: [route], options: Sample.options(maxZoom: 14))
+            .tile(z: 14, x: tile.x, y: tile.y)))
+        #expect(plain.layers.first?.features.allSatisfy { $0.properties.contains(Property("speed", .string("theirs"))) } == true)
+    }
+
     /// TileJSON and the metadata of a build list `start_t` and `end_t` and give the piece length of each zoom, and
     /// read back the same.
     @Test func theMetadataGivesThePieceLengths() throws {

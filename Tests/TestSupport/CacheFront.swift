@@ -54,11 +54,17 @@ package struct CacheFront: Sendable {
             return [made]
         }) { origin in
             let port = Int(origin.base.split(separator: ":").last ?? "") ?? 0
-            let varnish = try VarnishCache(backendPort: port, port: cachePort)
-            defer { varnish.stop() }
-            let front = CacheFront(origin: origin, cache: TestServer.Handle(base: varnish.base, server: origin.server),
-                                   varnish: varnish, purger: try #require(purger.withLock { $0 }))
-            return try await body(front)
+            let varnish = try await VarnishCache.started(backendPort: port, port: cachePort)
+            do {
+                let front = CacheFront(origin: origin, cache: TestServer.Handle(base: varnish.base, server: origin.server),
+                                       varnish: varnish, purger: try #require(purger.withLock { $0 }))
+                let result = try await body(front)
+                await varnish.stopDetached()
+                return result
+            } catch {
+                await varnish.stopDetached()
+                throw error
+            }
         }
     }
 

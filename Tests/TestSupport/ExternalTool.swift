@@ -96,6 +96,15 @@ package enum ExternalTool {
         }
     }
 
+    /// Runs `body` on a thread of its own, so that a blocking wait (a process, a port, a sleep) holds no thread of
+    /// the concurrency pool: the pool has as many threads as cores (2), and every in-process server of a test run
+    /// stalls while they are blocked.
+    package static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
+        }
+    }
+
     /// `python` on a thread of its own (see `runDetached`).
     package static func pythonDetached(_ script: String, stdin: [UInt8] = []) async throws -> Result {
         try await runDetached("/usr/bin/env", ["python3", "-c", script], stdin: stdin)

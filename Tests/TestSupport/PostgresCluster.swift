@@ -41,9 +41,7 @@ package final class PostgresCluster: @unchecked Sendable {
     }
 
     private static func detached<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
-        }
+        try await ExternalTool.onThread(body)
     }
 
     package let folder: String

@@ -35,6 +35,22 @@ package final class VarnishCache: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// `init(backendPort:port:)` on a thread of its own: starting varnishd compiles the VCL (seconds of CPU) and
+    /// waits for its port, which must not hold a thread of the concurrency pool (`ExternalTool.onThread`).
+    package static func started(backendPort: Int, port: Int? = nil) async throws -> VarnishCache {
+        try await ExternalTool.onThread { try VarnishCache(backendPort: backendPort, port: port) }
+    }
+
+    /// `start()` on a thread of its own.
+    package func startDetached() async throws {
+        try await ExternalTool.onThread { try self.start() }
+    }
+
+    /// `stop()` on a thread of its own.
+    package func stopDetached() async {
+        _ = try? await ExternalTool.onThread { self.stop() }
+    }
+
     /// Starts varnishd (again, after `stop`: with an empty cache, as a restarted Varnish has).
     package func start() throws {
         let result = try ExternalTool.run(Self.varnishd, [

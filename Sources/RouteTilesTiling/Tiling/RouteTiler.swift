@@ -81,7 +81,9 @@ public final class RouteTiler: Sendable {
         var properties: [Property] = []
         properties.reserveCapacity(info.properties.count + 1)
         var keys = IndexTable<ExactString>()
-        for property in info.properties where !reservedKeys.contains(property.key) {
+        // With speed classes, a route with times has `speed` of RouteTiles' own.
+        let ownSpeed = options.speedClasses != nil && options.timePieces && info.hasTimes && !info.isPoint
+        for property in info.properties where !reservedKeys.contains(property.key) && !(ownSpeed && property.key == "speed") {
             let (index, inserted) = keys.index(of: ExactString(property.key))
             if inserted { properties.append(property) } else { properties[Int(index)].value = property.value }
         }

@@ -19,10 +19,12 @@ package struct TileCutter {
         var keep: Bool
     }
 
-    /// The time piece of a part: its `start_t` and `end_t` (see `TimePieces`).
+    /// The time piece of a part: its `start_t` and `end_t` (see `TimePieces`), and with speed classes its segments'
+    /// class in km/h.
     private struct Piece: Equatable {
         var start: Double
         var end: Double
+        var speed: Double?
     }
 
     let set: ProjectedRouteSet
@@ -234,7 +236,13 @@ package struct TileCutter {
         var added = 0
         // The piece the segment's stretch from `start` lies in: a stretch of no duration stays in the open part's
         // piece when that piece holds its time.
-        var first = Piece(start: (start / length).rounded(.down) * length, end: 0)
+        // With speed classes, the segment's class: its length over its duration; one of no duration takes the open
+        // part's, so that a stop does not cut the line.
+        var speed: Double?
+        if let width = options.speedClasses, tb > ta {
+            speed = ((db - da) / (tb - ta) * 3.6 / width).rounded(.down) * width
+        }
+        var first = Piece(start: (start / length).rounded(.down) * length, end: 0, speed: speed)
         first.end = first.start + length
         if end <= start, let open = partPiece, open.start <= start, start <= open.end { first = open }
         if let open = partPiece, open != first {
@@ -257,10 +265,10 @@ package struct TileCutter {
             added += closePart(route, frame: frame, collapsed: &collapsed, into: &layer)
             candidates.append(cut)
             if bound >= last {
-                partPiece = Piece(start: last, end: last + length)
+                partPiece = Piece(start: last, end: last + length, speed: first.speed)
                 return added
             }
-            partPiece = Piece(start: bound, end: last)
+            partPiece = Piece(start: bound, end: last, speed: first.speed)
             bound = last
         }
     }
@@ -334,6 +342,7 @@ package struct TileCutter {
         guard let piece else { return }
         partProperties.append(Property("start_t", Self.seconds(piece.start)))
         partProperties.append(Property("end_t", Self.seconds(piece.end)))
+        if let speed = piece.speed { partProperties.append(Property("speed", Self.seconds(speed))) }
     }
 
     /// Seconds since 1970 as a tile value: a whole number (unsigned while not before 1970).

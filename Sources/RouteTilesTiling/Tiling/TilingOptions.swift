@@ -21,6 +21,10 @@ public struct TilingOptions: Sendable, Equatable {
     /// `end_t`, so that clients filter tracks by time from the tiles alone. Routes without times are cut as they
     /// would be without it (`--time-pieces off` turns it off for all).
     public var timePieces: Bool = true
+    /// For speed colouring: with a width in km/h, the lines of routes with times are also cut where the speed class
+    /// of their segments changes (a segment's geodesic length over its duration, rounded down to a multiple of the
+    /// width), and each feature carries `speed`, its class in km/h. Nil (the default): no `speed`.
+    public var speedClasses: Double?
     /// The vector tile layer of routes that do not name one (``Route/layer``).
     public var layerName: String = "routes"
     /// Each line feature carries `length_m`, its route's whole length. A value of the whole route changes with
@@ -51,6 +55,8 @@ public struct TilingOptions: Sendable, Equatable {
         if !(simplification >= 0) || !simplification.isFinite { return "simplification must be a finite number ≥ 0" }
         if layerName.isEmpty { return "the layer name must not be empty" }
         if appendTileLimit < 64 { return "the append tile limit \(appendTileLimit) must be at least 64" }
+        if let width = speedClasses, !(width > 0 && width.isFinite) { return "speed classes must be a width in km/h above 0" }
+        if speedClasses != nil, !timePieces { return "speed classes cut time pieces: they need time pieces on" }
         return nil
     }
 
