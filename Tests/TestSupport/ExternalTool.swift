@@ -87,13 +87,7 @@ package enum ExternalTool {
     /// which are as few as the cores and which the in-process servers of other tests need.
     package static func runDetached(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil,
                             environment: [String: String] = [:], timeout: Double = 120) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Swift.Result {
-                    try run(executable, arguments, stdin: stdin, environment: environment, timeout: timeout)
-                })
-            }.start()
-        }
+        try await onThread { try run(executable, arguments, stdin: stdin, environment: environment, timeout: timeout) }
     }
 
     /// Runs `body` on a thread of its own, so that a blocking wait (a process, a port, a sleep) holds no thread of
