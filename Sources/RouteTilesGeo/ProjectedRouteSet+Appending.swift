@@ -35,8 +35,9 @@ extension ProjectedRouteSet {
         }
         if info.hasTimes, self.times.count > 0 {
             var last = self.times[self.times.count - 1]
-            for (k, _) in points.enumerated() {
-                if let pointTimes, pointTimes.count == points.count, !pointTimes[k].isNaN { last = max(pointTimes[k], last) }
+            let given = pointTimes.flatMap { $0.count == points.count ? $0 : nil }
+            for k in points.indices {
+                if let given, !given[k].isNaN { last = max(given[k], last) }
                 set.times.append(last)
             }
         } else if self.times.count > 0 {

@@ -33,8 +33,7 @@ enum ChangePlan {
                 edits.append(.remove(key: change.key))
                 versions[change.key] = nil
             case .append:
-                edits.append(.append(key: change.key, points: change.points, time: change.fixTime,
-                                     times: change.times.map { $0.map { Double($0) / 1000 } }))
+                edits.append(.append(key: change.key, points: change.points, time: change.fixTime, times: change.timeSeconds))
                 versions[change.key] = change.sequence
             }
         }
@@ -70,8 +69,7 @@ enum ChangePlan {
             let held = versions[key] ?? -1
             if change.sequence <= held { continue }
             if appliesFromItself(change, held: held) {
-                edits.append(.append(key: key, points: change.points, time: change.fixTime,
-                                     times: change.times.map { $0.map { Double($0) / 1000 } }))
+                edits.append(.append(key: key, points: change.points, time: change.fixTime, times: change.timeSeconds))
                 versions[key] = change.sequence
                 continue
             }

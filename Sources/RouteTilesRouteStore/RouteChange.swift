@@ -41,6 +41,11 @@ public struct RouteChange: Sendable, Equatable {
         times?.last.map { Double($0) / 1000 } ?? time
     }
 
+    /// For an append to a route with times: `times` in seconds since 1970, as the tiler takes them.
+    public var timeSeconds: [Double]? {
+        times?.map { Double($0) / 1000 }
+    }
+
     /// A change of the route stored under `key`.
     public init(sequence: Int64, key: String, operation: Operation, baseVersion: Int64? = nil,
                 points: [Coordinate] = [], time: Double? = nil, times: [Int64]? = nil) {
