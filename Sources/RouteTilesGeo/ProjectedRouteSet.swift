@@ -23,6 +23,19 @@ public struct ProjectedRouteSet: Sendable {
         package var isPoint: Bool = false
         /// The route has a time on every position: its vertices' times are in `times`.
         package var hasTimes: Bool = false
+        /// Positions trimmed from the start of the route's first line (`Route.trimmed`; 0 for a geodesic route,
+        /// whose drawn vertices are not its positions): the phase of that line's simplification blocks.
+        package var trimmed: Int = 0
+    }
+
+    /// Where the block grid of `line` starts: its first vertex, less the positions trimmed from it when it is
+    /// its route's first line (`RouteInfo.trimmed`), reduced modulo `blockLength`. Blocks of `blockLength`
+    /// vertices are counted from there, so the first block of a trimmed line is a partial one.
+    package func blockOrigin(ofLine line: Int, blockLength: Int) -> Int {
+        let first = lineStarts[line]
+        let info = routeInfos[Int(lineRoute[line])]
+        guard info.firstLine == line, info.trimmed > 0 else { return first }
+        return first - info.trimmed % blockLength
     }
 
     /// Map-point x and y per vertex. Shared between a set and the sets appended to it (see `SharedColumn`).
@@ -114,7 +127,7 @@ public struct ProjectedRouteSet: Sendable {
         routeInfos.append(RouteInfo(featureID: Self.featureID(for: route.id, index: index),
                                 properties: route.properties, lengthMetres: travelled,
                                 firstLine: firstLine, lineCount: lineCount, layer: layer, isPoint: isPoint,
-                                hasTimes: drawn.times != nil))
+                                hasTimes: drawn.times != nil, trimmed: route.geodesic ? 0 : max(route.trimmed, 0)))
         geographicBounds = Self.geographicBounds(of: bounds, south: south, north: north)
     }
 

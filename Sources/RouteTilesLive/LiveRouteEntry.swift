@@ -13,6 +13,9 @@ struct LiveRouteEntry: Sendable {
     var previousPosition: Coordinate?
     /// When the last position arrived (Unix seconds), if the store recorded it (`StoredRoute.lastFix`).
     var lastFix: Double?
+    /// The time of the first position (milliseconds since 1970), for a route with times: what retention by time
+    /// looks at. Appends leave it as it is; a trim writes the route again.
+    var firstTime: Int64?
     var pointCount: Int
     var tiler: RouteTiler
     /// The chunk of the `ChunkTable` that holds the route, and its slot in that chunk.
@@ -37,12 +40,14 @@ struct LiveRouteEntry: Sendable {
         cover = RouteCover(of: tiler)
     }
 
-    /// Whether `route` may be this route less whole leading blocks (a bounded track's trim): the cheap signs of
+    /// Whether `route` may be this route less some leading positions with its blocks where they were (a bounded
+    /// track's trim, `Route.trimmed`): the cheap signs of
     /// `RouteTable.trim`, read before a tiler of `route` is built.
     func mayBeTrimmed(to route: Route) -> Bool {
         route.kind == .line && route.parts.count == 1 && pointCount > route.pointCount
             && route.parts.last?.last == lastPosition && !route.geodesic
-            && (pointCount - route.pointCount) % TrackRetention.blockStep == 0
+            && (header.trimmed % TrackRetention.blockStep + pointCount - route.pointCount) % TrackRetention.blockStep
+                == route.trimmed % TrackRetention.blockStep
     }
 
     init(route: Route, lastFix: Double?, tiler: RouteTiler) {
@@ -52,6 +57,7 @@ struct LiveRouteEntry: Sendable {
         lastPosition = route.parts.last?.last
         previousPosition = route.parts.last.flatMap { $0.count >= 2 ? $0[$0.count - 2] : nil }
         self.lastFix = lastFix
+        firstTime = route.times?.first
         pointCount = route.pointCount
         self.tiler = tiler
         cover = nil

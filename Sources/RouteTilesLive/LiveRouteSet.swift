@@ -139,6 +139,22 @@ public final class LiveRouteSet: Sendable {
         }
     }
 
+    /// The routes with times that hold a position recorded before `now` (milliseconds since 1970) less their time
+    /// bound (`TrackRetention.keepFor(for:)`), and more than the two positions a trim keeps, each with that cutoff:
+    /// one pass over every route under the writers' lock, reading its entry in place.
+    package func routes(holdingPositionsOlderThan retention: TrackRetention, now: Int64) -> [(key: String, cutoff: Int64)] {
+        state.withLock { state in
+            var due: [(key: String, cutoff: Int64)] = []
+            for (key, entry) in state.entries {
+                guard let first = entry.firstTime, entry.pointCount > 2,
+                      let bound = retention.keepFor(for: entry.header.properties) else { continue }
+                let cutoff = now - min(bound, Int64.max / 2_000) * 1000
+                if first < cutoff { due.append((key, cutoff)) }
+            }
+            return due
+        }
+    }
+
     /// The number of positions of the route stored under `key`.
     package func pointCount(of key: String) -> Int? { state.withLock { $0.entries[key]?.pointCount } }
 

@@ -17,7 +17,8 @@ extension LiveRouteSync {
     }
 
     /// Follows the store until the task is cancelled: a catch-up after every wake-up and every `tick`, with
-    /// backoff (0.1 s doubling to 5 s) while the store cannot be reached.
+    /// backoff (0.1 s doubling to 5 s) while the store cannot be reached; and every `retentionTick`, the trims of
+    /// positions past their time bound (`trimOldPositions`).
     public func follow() async {
         let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         prober.withLock { $0 = signal }
@@ -32,6 +33,14 @@ extension LiveRouteSync {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: tick)
                     signal.yield()
+                }
+            }
+            // Retention by time: trims are writes, so they wait while the store cannot be reached like any other.
+            group.addTask { [self] in
+                // Once at start (a server started after a pause trims what aged meanwhile), then every tick.
+                while !Task.isCancelled {
+                    await trimOldPositions()
+                    try? await Task.sleep(for: retentionTick)
                 }
             }
             group.addTask { [self] in

@@ -1,3 +1,4 @@
+import Foundation
 import RouteTilesModel
 import RouteTilesRouteStore
 
@@ -101,6 +102,30 @@ extension LiveRouteSync {
             _ = try? await self.write(batch: trims)
             trimming.withLock { keys in for case let .trim(key, _) in trims { keys.remove(key) } }
         }
+    }
+
+    /// Trims the positions older than their route's time bound (`TrackRetention.keepFor`, `keep_for_s`) from every
+    /// route that holds any, as writes through the store (so every replica applies them, and they invalidate the
+    /// tiles they change); waits until they are committed. Two replicas may trim the same route in the same round:
+    /// the second finds nothing before the cutoff and changes nothing. Returns how many routes it asked to trim.
+    @discardableResult
+    public func trimOldPositions(now: Int64 = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))) async
+        -> Int
+    {
+        let due = routes.routes(holdingPositionsOlderThan: retention, now: now)
+        var trims: [RouteWrite] = []
+        for (key, cutoff) in due where trimming.withLock({ $0.insert(key).inserted }) {
+            trims.append(.trimOlder(key: key, than: cutoff))
+        }
+        guard !trims.isEmpty else { return 0 }
+        // One batch a few hundred routes at most, so that appends queued meanwhile are not held behind them all.
+        for start in stride(from: 0, to: trims.count, by: 256) {
+            let batch = Array(trims[start..<min(start + 256, trims.count)])
+            // A trim that fails is asked for again at the next round.
+            _ = try? await write(batch: batch)
+            trimming.withLock { keys in for case let .trimOlder(key, _) in batch { keys.remove(key) } }
+        }
+        return trims.count
     }
 
     /// Commits one round's writes to the store, under `commitLock`.

@@ -44,16 +44,23 @@ public final class LiveRouteSync: Sendable {
     let outlets = Mutex(ChangeOutlets())
     /// How often the store is read even without a wake-up.
     let tick: Duration
+    /// How often positions past their time bound are trimmed (`trimOldPositions`) while following.
+    let retentionTick: Duration
     /// Wakes the follower (`follow()`), while it runs: a failed write asks it to probe the store at once.
     let prober = Mutex<AsyncStream<Void>.Continuation?>(nil)
 
     /// Loads the store's routes; also returns the rows that make no route.
+    /// - Parameters:
+    ///   - tick: How often the store is read even without a wake-up.
+    ///   - retentionTick: How often positions past their time bound are trimmed while following (`follow()`): 30 s,
+    ///     so that it happens at least once a minute.
     public static func open(store: any RouteStore, options: TilingOptions, retention: TrackRetention = TrackRetention(),
-                            tick: Duration = .seconds(2)) async throws
+                            tick: Duration = .seconds(2), retentionTick: Duration = .seconds(30)) async throws
         -> (sync: LiveRouteSync, badRows: [RouteRowProblem])
     {
         let snapshot = try await store.loadAll()
-        return (LiveRouteSync(store: store, snapshot: snapshot, options: options, retention: retention, tick: tick),
+        return (LiveRouteSync(store: store, snapshot: snapshot, options: options, retention: retention, tick: tick,
+                              retentionTick: retentionTick),
                 snapshot.badRows)
     }
 
@@ -62,11 +69,11 @@ public final class LiveRouteSync: Sendable {
     public static func inMemory(routes: [Route], options: TilingOptions) -> LiveRouteSync {
         let store = MemoryRouteStore(routes: routes)
         return LiveRouteSync(store: store, snapshot: store.snapshot(), options: options, retention: TrackRetention(),
-                             tick: .seconds(3600))
+                             tick: .seconds(3600), retentionTick: .seconds(30))
     }
 
     private init(store: any RouteStore, snapshot: RouteStoreSnapshot, options: TilingOptions, retention: TrackRetention,
-                 tick: Duration) {
+                 tick: Duration, retentionTick: Duration) {
         self.retention = retention
         var lastFixes: [String: Double] = [:]
         for stored in snapshot.routes { if let fix = stored.lastFix { lastFixes[stored.key] = fix } }
@@ -79,6 +86,7 @@ public final class LiveRouteSync: Sendable {
         self.store = store
         self.state = Mutex(state)
         self.tick = tick
+        self.retentionTick = retentionTick
     }
 
     /// How far this server is now.

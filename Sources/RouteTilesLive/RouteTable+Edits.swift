@@ -35,9 +35,10 @@ extension RouteTable {
         return key
     }
 
-    /// Puts `route` in place of the route under `key` when it is that route without whole leading blocks
-    /// (`RouteTiler.tilesChanged(byTrimming:)`: a bounded track's trim), at the cost of the dropped segments: only
-    /// the tiles they were drawn in are invalidated, and the cover loses those the route no longer draws in, where
+    /// Puts `route` in place of the route under `key` when it is that route without some leading positions, its
+    /// simplification blocks where they were (`RouteTiler.tilesChanged(byTrimming:)`: a bounded track's trim, by
+    /// count or by time), at the cost of the dropped segments and the block the cut falls in: only the tiles they
+    /// were drawn in are invalidated, and the cover loses those the route no longer draws in, where
     /// a put would cut the route's whole cover at every zoom, old and new. False, changing nothing, otherwise.
     private mutating func trim(_ key: String, to route: Route, lastFix: Double?,
                                invalidating invalidated: inout TileInvalidation, options: TilingOptions,
@@ -60,6 +61,7 @@ extension RouteTable {
             entry.header = header
             entry.tiler = tiler
             entry.pointCount = route.pointCount
+            entry.firstTime = route.times?.first
             entry.lastFix = lastFix
             entry.place(options: options)
             return (entry.chunk, entry.slot, tiler, entry.position, dropped)

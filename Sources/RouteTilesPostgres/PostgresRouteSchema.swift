@@ -6,7 +6,8 @@
 ///
 /// Schema 5: a route's tail is its append rows in the feed newer than its version (schema 4's `<table>_tails` is
 /// folded into the lines and dropped), a trigger keeps those rows through a prune of the feed, and
-/// `<table>_changes_pruned` records what a prune deleted.
+/// `<table>_changes_pruned` records what a prune deleted. Schema 6 keeps times as the lines' M and beside the feed's
+/// appended points; schema 7 adds `trimmed`.
 package struct PostgresRouteSchema: Sendable {
     package let schema: String
     package let table: String
@@ -46,7 +47,7 @@ package struct PostgresRouteSchema: Sendable {
     /// The version of what `setupStatements` create, written as the comment of the changes table: a server that
     /// finds it there runs no DDL, so that a role that may only read and write the tables can run servers once
     /// an owner has set the store up.
-    package static let version = 6
+    package static let version = 7
     package var versionComment: String { "RouteTiles route store, schema \(Self.version)" }
 
     /// The NOTIFY channel every route store uses; the payload names the table (`schema.table`).
@@ -86,11 +87,17 @@ package struct PostgresRouteSchema: Sendable {
                 geodesic boolean NOT NULL DEFAULT false,
                 version bigint NOT NULL DEFAULT 0,
                 created_seq bigint NOT NULL DEFAULT 0,
-                fixed_at timestamptz
+                fixed_at timestamptz,
+                trimmed bigint NOT NULL DEFAULT 0
             )
             """,
             """
             ALTER TABLE \(routes) ADD COLUMN IF NOT EXISTS fixed_at timestamptz
+            """,
+            // Schema 7: how many positions retention trimmed from the start of the line (`Route.trimmed`), which
+            // places its simplification blocks. Other programs may leave it as it is.
+            """
+            ALTER TABLE \(routes) ADD COLUMN IF NOT EXISTS trimmed bigint NOT NULL DEFAULT 0
             """,
             // Schema 6: a route's times are its geometry's M (Unix seconds), which `geometry(Geometry, 4326)` refuses
             // ("Geometry has M dimension but column does not"). The column takes any geometry of SRID 4326 instead:

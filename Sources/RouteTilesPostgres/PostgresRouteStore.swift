@@ -122,7 +122,7 @@ package final class PostgresRouteStore: RouteStore {
     var rowColumns: String {
         """
         r.id, GREATEST(r.version, t.last), r.created_seq, r.properties::text, ST_AsBinary(CASE ST_Zmflag(r.geom) WHEN 2 THEN ST_Force2D(r.geom) WHEN 3 THEN ST_Force3DM(r.geom) ELSE r.geom END), r.layer,
-            r.kind, r.geodesic, t.flat, EXTRACT(EPOCH FROM COALESCE(t.fix, r.fixed_at))::float8, t.tflat
+            r.kind, r.geodesic, t.flat, EXTRACT(EPOCH FROM COALESCE(t.fix, r.fixed_at))::float8, t.tflat, r.trimmed
         """
     }
 
@@ -137,12 +137,14 @@ package final class PostgresRouteStore: RouteStore {
         """
     }
 
-    typealias RowTuple = (String, Int64, Int64, String?, ByteBuffer?, String?, String?, Bool, [Double]?, Double?, [Double]?)
+    typealias RowTuple = (String, Int64, Int64, String?, ByteBuffer?, String?, String?, Bool, [Double]?, Double?, [Double]?,
+                          Int64)
 
     static func row(_ t: RowTuple) -> StoredRow {
         StoredRouteCodec.route(key: t.0, version: t.1, created: t.2, properties: t.3,
                                wkb: t.4.map { Array($0.readableBytesView) }, layer: t.5, kind: t.6, geodesic: t.7,
-                               tail: coordinates(t.8 ?? []), tailTimes: t.10.map(milliseconds), lastFix: t.9)
+                               tail: coordinates(t.8 ?? []), tailTimes: t.10.map(milliseconds), lastFix: t.9,
+                               trimmed: Int(clamping: t.11))
     }
 
     /// Times as the feed keeps them (Unix seconds) in milliseconds; one that is no time makes the list unfit for
@@ -193,7 +195,8 @@ package final class PostgresRouteStore: RouteStore {
                     var snapshot = RouteStoreSnapshot(routes: [], badRows: [], sequence: sequence)
                     let rows = try await connection.query(PostgresQuery(unsafeSQL: """
                         SELECT r.id, r.version, r.created_seq, r.properties::text, ST_AsBinary(CASE ST_Zmflag(r.geom) WHEN 2 THEN ST_Force2D(r.geom) WHEN 3 THEN ST_Force3DM(r.geom) ELSE r.geom END), r.layer,
-                            r.kind, r.geodesic, NULL::float8[], EXTRACT(EPOCH FROM r.fixed_at)::float8, NULL::float8[]
+                            r.kind, r.geodesic, NULL::float8[], EXTRACT(EPOCH FROM r.fixed_at)::float8, NULL::float8[],
+                            r.trimmed
                         FROM \(schema.routes) r ORDER BY r.created_seq, r.id
                         """), logger: logger)
                     for try await tuple in rows.decode(RowTuple.self) {

@@ -106,10 +106,11 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
             query.binds.append(StoredRouteCodec.kindName(route.kind))
             query.binds.append(route.geodesic)
             if let lastFix { query.binds.append(lastFix) } else { query.binds.appendNull() }
+            query.binds.append(Int64(max(route.trimmed, 0)))
         }
         var update = PostgresQuery(unsafeSQL: """
             UPDATE \(schema.routes) SET properties = $2::jsonb, geom = ST_GeomFromWKB($3, 4326), layer = $4, kind = $5,
-                fixed_at = to_timestamp($7::float8),
+                fixed_at = to_timestamp($7::float8), trimmed = $8,
                 geodesic = $6 WHERE id = $1 RETURNING version, created_seq
             """)
         bind(&update)
@@ -118,8 +119,9 @@ struct PostgresRouteTransaction: RouteStoreTransaction {
             return Upserted(version: version, created: created, inserted: false)
         }
         var insert = PostgresQuery(unsafeSQL: """
-            INSERT INTO \(schema.routes) (id, properties, geom, layer, kind, geodesic, fixed_at)
-            VALUES ($1, $2::jsonb, ST_GeomFromWKB($3, 4326), $4, $5, $6, to_timestamp($7::float8)) RETURNING version, created_seq
+            INSERT INTO \(schema.routes) (id, properties, geom, layer, kind, geodesic, fixed_at, trimmed)
+            VALUES ($1, $2::jsonb, ST_GeomFromWKB($3, 4326), $4, $5, $6, to_timestamp($7::float8), $8)
+            RETURNING version, created_seq
             """)
         bind(&insert)
         for try await (version, created) in try await connection.query(insert, logger: logger).decode((Int64, Int64).self) {

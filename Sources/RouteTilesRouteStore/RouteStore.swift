@@ -158,12 +158,17 @@ public enum RouteWrite: Sendable {
     /// Keeps only the last `keep` positions of the line route stored under `key` (`TrackRetention.trimmed`), its
     /// last fix as it was; a route no longer than that is left as it is (no change).
     case trim(key: String, keep: Int)
+    /// Drops the positions of the line route stored under `key` recorded before `time` (milliseconds since 1970),
+    /// keeping at least its last two (`TrackRetention.trimmed(_:before:)`), its last fix as it was; a route with no
+    /// such position, or without times, is left as it is (no change).
+    case trimOlder(key: String, than: Int64)
 
     /// The key the write names, if it names one (a `put` names its routes' ids).
     public var key: String? {
         switch self {
         case .put: return nil
-        case let .replace(key, _), let .remove(key), let .append(key, _), let .appendTimed(key, _, _), let .trim(key, _):
+        case let .replace(key, _), let .remove(key), let .append(key, _), let .appendTimed(key, _, _), let .trim(key, _),
+             let .trimOlder(key, _):
             return key
         }
     }

@@ -70,11 +70,14 @@ package enum RouteWriteRule {
         case let .remove(key):
             guard let sequence = try await tx.delete(key) else { return .notFound(key: key) }
             return .committed(changes: [RouteChange(sequence: sequence, key: key, operation: .delete)], written: [])
-        case let .trim(key, keep):
+        case .trim(let key, _), .trimOlder(let key, _):
             guard case let .route(held)? = try await tx.read(key) else { return .notFound(key: key) }
-            guard let route = TrackRetention.trimmed(held.route, keeping: keep) else {
-                return .committed(changes: [], written: [])
+            let trimmed: Route? = switch write {
+            case let .trimOlder(_, cutoff): TrackRetention.trimmed(held.route, before: cutoff)
+            case let .trim(_, keep): TrackRetention.trimmed(held.route, keeping: keep)
+            default: nil
             }
+            guard let route = trimmed else { return .committed(changes: [], written: []) }
             let upserted = try await tx.upsert(route, key: key, lastFix: held.lastFix)
             return .committed(changes: [RouteChange(sequence: upserted.version, key: key, operation: .update)],
                               written: [StoredRoute(key: key, route: route, version: upserted.version,

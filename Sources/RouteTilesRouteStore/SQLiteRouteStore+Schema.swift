@@ -8,8 +8,9 @@ extension SQLiteRouteStore {
     /// Schema 2 added `route_tails`; schema 3 kept its rows in sequence order; schema 4 dropped its index by route
     /// (`TailLedger`); schema 5 drops the table: a tail is the append rows of the feed, which held the same points.
     /// A store of schema 1 to 4 is brought to 5 when opened (schema 1 gains `routes.fixed_at`; the tails of schemas
-    /// 2 to 4 are folded into their lines, then their table dropped).
-    static let schemaVersion = "5"
+    /// 2 to 4 are folded into their lines, then their table dropped). Schema 6 adds `routes.trimmed` (positions
+    /// retention trimmed from the start of the line, `Route.trimmed`), 0 for the rows of older schemas.
+    static let schemaVersion = "6"
 
     /// The feed's append rows newer than their route's version are its tail, which the route needs: this trigger
     /// keeps them when a prune (Docs/OPERATIONS.md, "Pruning the changes table") deletes rows by age. A fold, a
@@ -36,7 +37,7 @@ extension SQLiteRouteStore {
                              + tables.sorted().joined(separator: ", "))
         }
         let stored = tables.isEmpty ? nil : try db.strings("SELECT value FROM routetiles_store WHERE key = 'schema'").first
-        if let stored, stored != schemaVersion, !["1", "2", "3", "4"].contains(stored) {
+        if let stored, stored != schemaVersion, !["1", "2", "3", "4", "5"].contains(stored) {
             throw StoreError(path: path, message: "route store schema \(stored); this RouteTiles reads schema \(schemaVersion)")
         }
         guard try db.strings("PRAGMA journal_mode = WAL").first?.lowercased() == "wal" else {
@@ -63,6 +64,11 @@ extension SQLiteRouteStore {
             }
         }
         try db.transaction(writing: true) {
+            // Schema 6: `routes.trimmed`, added with the new version in one transaction.
+            if tables.contains("routes"),
+               !(try db.strings("SELECT name FROM pragma_table_info('routes')").contains("trimmed")) {
+                try db.execute("ALTER TABLE routes ADD COLUMN trimmed INTEGER NOT NULL DEFAULT 0")
+            }
             try db.execute("""
                 CREATE TABLE IF NOT EXISTS routetiles_store (key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 INSERT OR IGNORE INTO routetiles_store (key, value) VALUES ('schema', '\(schemaVersion)');
@@ -75,7 +81,8 @@ extension SQLiteRouteStore {
                     geodesic INTEGER NOT NULL DEFAULT 0,
                     version INTEGER NOT NULL,
                     created_seq INTEGER NOT NULL,
-                    fixed_at REAL
+                    fixed_at REAL,
+                    trimmed INTEGER NOT NULL DEFAULT 0
                 );
                 CREATE INDEX IF NOT EXISTS routes_created_seq ON routes (created_seq);
                 CREATE TABLE IF NOT EXISTS route_changes (

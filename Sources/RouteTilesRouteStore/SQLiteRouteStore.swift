@@ -50,7 +50,7 @@ public final class SQLiteRouteStore: RouteStore {
     }
 
     // MARK: Reading
-    static let rowColumns = "id, version, properties, geom, layer, kind, geodesic, created_seq, fixed_at"
+    static let rowColumns = "id, version, properties, geom, layer, kind, geodesic, created_seq, fixed_at, trimmed"
 
     /// The route of a `rowColumns` row with its tail: its version is the greater of its row's and its tail's last
     /// row's, and its last fix the tail's when it has one.
@@ -59,7 +59,8 @@ public final class SQLiteRouteStore: RouteStore {
         return StoredRouteCodec.route(key: s.text(0) ?? "", version: max(s.int64(1), tail.last), created: s.int64(7),
                                       properties: s.text(2), wkb: s.isNull(3) ? nil : s.blob(3), layer: s.text(4),
                                       kind: s.text(5), geodesic: s.int(6) != 0, tail: tail.points,
-                                      tailTimes: tail.tailTimes, lastFix: tail.last > 0 ? tail.lastFix : rowFix)
+                                      tailTimes: tail.tailTimes, lastFix: tail.last > 0 ? tail.lastFix : rowFix,
+                                      trimmed: s.int(9))
     }
 
     /// Every route and the newest sequence, read in one transaction.

@@ -92,11 +92,11 @@ struct SQLiteRouteTransaction: RouteStoreTransaction {
         let existing = try stored(key)
         let made = try change(key, existing == nil ? .insert : .update)
         let upsert = try db.cached("""
-            INSERT INTO routes (id, properties, geom, layer, kind, geodesic, version, created_seq, fixed_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            INSERT INTO routes (id, properties, geom, layer, kind, geodesic, version, created_seq, fixed_at, trimmed)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
             ON CONFLICT (id) DO UPDATE SET properties = excluded.properties, geom = excluded.geom,
                 layer = excluded.layer, kind = excluded.kind, geodesic = excluded.geodesic, version = excluded.version,
-                fixed_at = excluded.fixed_at
+                fixed_at = excluded.fixed_at, trimmed = excluded.trimmed
             """)
         upsert.bind(1, key)
         upsert.bind(2, StoredRouteCodec.propertiesJSON(route.properties))
@@ -107,6 +107,7 @@ struct SQLiteRouteTransaction: RouteStoreTransaction {
         upsert.bind(7, made.sequence)
         upsert.bind(8, made.sequence)
         if let lastFix { upsert.bind(9, lastFix) } else { upsert.bindNull(9) }
+        upsert.bind(10, Int64(max(route.trimmed, 0)))
         try upsert.run()
         ledger.reset(key, version: made.sequence, line: route.pointCount, isLine: route.kind == .line,
                      hasTimes: route.times != nil, lastTime: route.times?.last, lastFix: lastFix)

@@ -42,10 +42,11 @@ package enum StoredRouteCodec {
 
     /// The route a row makes, or what is wrong with it. `kind` nil takes the kind from the geometry; `properties`
     /// nil or empty is no properties. `tail` is what was appended to the line since it was stored
-    /// (`AppendedTails`): it ends the last part, with `tailTimes` when the line has times (M).
+    /// (`AppendedTails`): it ends the last part, with `tailTimes` when the line has times (M). `trimmed` is the
+    /// row's `Route.trimmed`.
     package static func route(key: String, version: Int64, created: Int64, properties: String?, wkb: [UInt8]?, layer: String?,
                              kind: String?, geodesic: Bool, tail: [Coordinate] = [], tailTimes: [Int64]? = nil,
-                             lastFix: Double? = nil) -> StoredRow {
+                             lastFix: Double? = nil, trimmed: Int = 0) -> StoredRow {
         func bad(_ message: String) -> StoredRow { .bad(RouteRowProblem(key: key, version: version, message: message)) }
         var parsed: (properties: [Property], geodesic: Bool) = ([], false)
         if let properties, !properties.isEmpty {
@@ -95,8 +96,9 @@ package enum StoredRouteCodec {
                 }
             }
         }
-        let route = Route(id: id(forKey: key), properties: parsed.properties, parts: parts, origin: "route \(key)",
+        var route = Route(id: id(forKey: key), properties: parsed.properties, parts: parts, origin: "route \(key)",
                           geodesic: geodesic || parsed.geodesic, layer: layer, kind: routeKind, times: times)
+        route.trimmed = max(trimmed, 0)
         if let problem = route.timeProblem() { return bad("times (M): \(problem)") }
         return .route(StoredRoute(key: key, route: route, version: version, created: created, lastFix: lastFix))
     }

@@ -113,6 +113,10 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "n"))
     var maxTrackPoints: Int?
 
+    @Option(help: ArgumentHelp("With --store: positions of tracks with times recorded longer ago than this are trimmed, at least once a minute, keeping each track's last two: 90m, 2h, 7d. A route's keep_for_s property (seconds) sets its own. Tracks without times are not trimmed by time. Default: no bound.",
+                               valueName: "duration"))
+    var keepFor: String?
+
     @Option(help: ArgumentHelp("With --store: the most tiles one append lists as changed for its new segments. A fix far from the last (a GPS glitch, a ferry) is drawn in tiles at every zoom, millions at deep zooms: its tiles are listed zoom by zoom while they fit, and below that zoom whole subtrees are invalidated (in the cache, the events, the expire log; purges send one BAN). At least 64.",
                                valueName: "n"))
     var maxAppendTiles = TilingOptions().appendTileLimit
@@ -227,6 +231,9 @@ struct ServeCommand: AsyncParsableCommand {
         if positionLayer.isEmpty { throw ValidationError("--position-layer takes a layer name or 'none'") }
         if maxAppendTiles < 64 { throw ValidationError("--max-append-tiles must be at least 64") }
         _ = try fixFilter
+        if let keepFor, TimeValue.duration(keepFor).map({ $0 >= 1000 }) != true {
+            throw ValidationError("--keep-for takes a duration of a second or more such as 90m, 2h or 7d; '\(keepFor)' is none")
+        }
         if TimeValue.duration(maxFixSkew) == nil {
             throw ValidationError("--max-fix-skew takes a duration such as 90s, 10m or 1h; '\(maxFixSkew)' is none")
         }
@@ -366,7 +373,8 @@ struct ServeCommand: AsyncParsableCommand {
         let badRows: [RouteRowProblem]
         do {
             (sync, badRows) = try await LiveRouteSync.open(store: opened, options: liveTilingOptions,
-                                                      retention: TrackRetention(maxPoints: maxTrackPoints))
+                                                      retention: TrackRetention(maxPoints: maxTrackPoints,
+                                                                               keepFor: keepFor.flatMap(TimeValue.duration).map { $0 / 1000 }))
         } catch {
             throw failure("error: cannot read the routes of \(opened.displayName): \(error)")
         }

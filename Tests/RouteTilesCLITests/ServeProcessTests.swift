@@ -134,4 +134,34 @@ import RouteTilesTestSupport
         #expect(try await get(serve.base + "/tiles/14/0/0.mvt").0 == 404)
         #expect(await serve.stop() == 0)
     }
+
+    /// `serve --keep-for`: a track whose first positions are older than the bound loses them as soon as the server
+    /// starts (and at least once a minute after), through the store; a bound that is no duration is refused.
+    @Test func keepForTrimsPositionsOlderThanTheBound() async throws {
+        let refused = try await ExternalTool.runDetached(ExternalTool.routetiles,
+                                                         ["serve", "--store", "memory", "--keep-for", "0s"], timeout: 120)
+        #expect(refused.status != 0 && refused.stderr.contains("--keep-for takes a duration"), "\(refused.stderr)")
+        let folder = try TemporaryFolder()
+        let now = Date().timeIntervalSince1970
+        // Two hours of a van's track, a position every minute: the first hour is past the bound.
+        let times = (0...120).map { TimeValue.iso(Int64((now - Double(120 - $0) * 60) * 1000)) }
+        let coordinates = (0...120).map { "[\(2.30 + Double($0) * 1e-3),\(48.85 + Double($0 % 5) * 1e-4)]" }
+        let feature = #"{"type":"Feature","id":"van","properties":{"coordTimes":[\#(times.map { "\"\($0)\"" }.joined(separator: ","))]},"geometry":{"type":"LineString","coordinates":[\#(coordinates.joined(separator: ","))]}}"#
+        try Data(feature.utf8).write(to: URL(fileURLWithPath: folder.path("van.geojson")))
+        let serve = try await ServeProcess.start([folder.path("van.geojson"), "--store", "sqlite:" + folder.path("r.db"),
+                                                  "--keep-for", "1h"])
+        var kept: [Int64] = []
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            let (status, body) = try await get(serve.base + "/routes/van")
+            let properties = (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["properties"] as? [String: Any]
+            kept = try ((properties?["coordTimes"] as? [String]) ?? []).map { try TimeValue.parse($0) }
+            if status == 200, !kept.isEmpty, kept.count < 121 { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        // The hour before the server's clock at the trim, a little after `now`: 60 or 61 positions, the newest.
+        #expect((59...61).contains(kept.count), "\(kept.count) positions kept")
+        #expect(kept.first.map { Double($0) / 1000 >= now - 3_600 } == true)
+        #expect(await serve.stop() == 0)
+    }
 }

@@ -179,7 +179,7 @@ import RouteTilesTestSupport
             UPDATE routetiles_store SET value = '\(schema)' WHERE key = 'schema';
             """)
         let store = try SQLiteRouteStore(path: path)
-        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "5")
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "6")
         #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'route_tails%'") == "0")
         #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'route_changes_keep_tails'") == "1")
         // Folded: the row holds the five positions more, and the version of the last.
@@ -289,7 +289,7 @@ import RouteTilesTestSupport
             UPDATE routetiles_store SET value = '2';
             """)
         let reopened = try SQLiteRouteStore(path: path)
-        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "5")
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "6")
         #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'route_tails%'") == "0")
         let stored = try #require(try await Self.route("a", in: reopened))
         #expect(stored.route.parts == [line + fixes])
@@ -415,7 +415,7 @@ import RouteTilesTestSupport
         #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM route_changes WHERE op = 'append'") == "2")
     }
 
-    /// A store of schema 1 (without `routes.fixed_at` and `route_imports`) is brought to schema 5 when opened, its
+    /// A store of schema 1 (without `routes.fixed_at` and `route_imports`) is brought to schema 6 when opened, its
     /// routes as they were; a newer schema is refused.
     @Test func aSchemaOneStoreIsBroughtUpToDate() async throws {
         let folder = try TemporaryFolder()
@@ -427,14 +427,39 @@ import RouteTilesTestSupport
         _ = try Self.sqlite(path, "DROP TABLE route_imports; UPDATE routetiles_store SET value = '1'")
 
         let reopened = try SQLiteRouteStore(path: path)
-        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "5")
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "6")
         #expect(try Self.sqlite(path, "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('route_imports', 'route_changes_keep_tails')") == "2")
         _ = try await reopened.commit(.append(key: "a", points: [Coordinate(longitude: 2.31, latitude: 48.86)]))
         let stored = try #require(try await Self.route("a", in: reopened))
         #expect(stored.route.parts == [route.parts[0] + [Coordinate(longitude: 2.31, latitude: 48.86)]])
         await reopened.close()
 
-        _ = try Self.sqlite(path, "UPDATE routetiles_store SET value = '6'")
+        _ = try Self.sqlite(path, "UPDATE routetiles_store SET value = '7'")
         #expect(throws: StoreError.self) { try SQLiteRouteStore(path: path) }
+    }
+
+    /// A store of schema 5 (without `routes.trimmed`) gains the column when opened, its routes read with 0, and
+    /// keeps what a trim by time writes in it.
+    @Test func aSchemaFiveStoreGainsTheTrimmedColumn() async throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("five.db")
+        let store = try SQLiteRouteStore(path: path)
+        let times = (0..<30).map { Int64(1_795_788_300_000 + $0 * 5_000) }
+        let route = Route(id: .string("a"), parts: [Self.line(30, seed: 6)], times: times)
+        _ = try await store.commit(.put([route]))
+        await store.close()
+        _ = try Self.sqlite(path, "ALTER TABLE routes DROP COLUMN trimmed; UPDATE routetiles_store SET value = '5'")
+
+        let reopened = try SQLiteRouteStore(path: path)
+        #expect(try Self.sqlite(path, "SELECT value FROM routetiles_store WHERE key = 'schema'") == "6")
+        #expect(try Self.sqlite(path, "SELECT trimmed FROM routes WHERE id = 'a'") == "0")
+        #expect(try #require(try await Self.route("a", in: reopened)).route.times == times)
+        _ = try await reopened.commit(.trimOlder(key: "a", than: times[11]))
+        #expect(try Self.sqlite(path, "SELECT trimmed FROM routes WHERE id = 'a'") == "11")
+        await reopened.close()
+        let again = try SQLiteRouteStore(path: path)
+        let trimmed = try #require(try await Self.route("a", in: again))
+        #expect(trimmed.route.trimmed == 11 && trimmed.route.times == Array(times.dropFirst(11)))
+        await again.close()
     }
 }

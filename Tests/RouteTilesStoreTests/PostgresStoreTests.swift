@@ -182,6 +182,43 @@ struct PostgresStoreTests {
         await b.close()
     }
 
+    /// Retention by time through PostgreSQL, on a store of schema 6 brought to 7: the positions older than the
+    /// bound leave the row, its `trimmed` records how many, both replicas cut the tiles of the stored routes, and
+    /// the second replica's trim of the same route finds nothing more to do.
+    @Test func tracksAreTrimmedByTimeOnEveryReplica() async throws {
+        let (cluster, url, database) = try await newDatabase()
+        await (try await open(url)).close()
+        try await cluster.psql(database, """
+            ALTER TABLE routes DROP COLUMN trimmed;
+            COMMENT ON TABLE routes_changes IS 'RouteTiles route store, schema 6';
+            """)
+        let a = try await open(url)
+        let b = try await open(url)
+        #expect(try await cluster.psql(database, "SELECT obj_description('routes_changes'::regclass)") == "RouteTiles route store, schema 7")
+        let retention = TrackRetention(keepFor: 3_600)
+        let (syncA, _) = try await LiveRouteSync.open(store: a, options: Self.options, retention: retention)
+        let (syncB, _) = try await LiveRouteSync.open(store: b, options: Self.options, retention: retention, tick: .seconds(60))
+        let follower = Task { await syncB.follow() }
+        defer { follower.cancel() }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        // 600 positions, one every 15 s: the first 360 are more than an hour old.
+        let line = (0..<600).map { Coordinate(longitude: 2.3 + Double($0) * 1e-4, latitude: 48.85 + Double($0 % 9) * 2e-5) }
+        let times = (0..<600).map { now - Int64(599 - $0) * 15_000 }
+        _ = try await syncA.write(.put([Route(id: .string("van"), parts: [line], times: times)]))
+        #expect(await syncA.trimOldPositions(now: now) == 1)
+        let cutoff = now - 3_600_000
+        let kept = times.filter { $0 >= cutoff }.count
+        #expect(try await cluster.psql(database, "SELECT trimmed, ST_NPoints(geom) FROM routes WHERE id = 'van'") == "\(600 - kept)|\(kept)")
+        try await expectConverged([syncA, syncB], store: a)
+        let newest = try await a.newestSequence()
+        _ = await syncB.trimOldPositions(now: now)
+        #expect(try await a.newestSequence() == newest, "nothing older is left: no change")
+        guard case let .route(van)? = try await b.rows(["van"])["van"] else { Issue.record("no route"); return }
+        #expect(van.route.trimmed == 600 - kept && van.route.times == Array(times.suffix(kept)))
+        await a.close()
+        await b.close()
+    }
+
     /// A batch of writes in one transaction: appends to routes read up front need no savepoint, one refused alone
     /// (no route, a route of points) leaves the others, and an append after another write of the batch to its route
     /// sees that write.

@@ -29,6 +29,11 @@ public struct Route: Sendable {
     /// `properties.coordTimes`). Nil: the route has no times. A route has a time on every position or on none,
     /// never going back (`timeProblem()`).
     public var times: [Int64]?
+    /// How many positions retention has trimmed from the start of the first part since the route was last written
+    /// whole (0 for a route as read, or put): the phase of the tiling's simplification blocks, so that a trim of
+    /// any length leaves every later block, and the tiles drawn from it, as they were (`TrackRetention`). Stores
+    /// keep it with the route.
+    public var trimmed: Int = 0
 
     /// A route made of `parts`.
     /// - Parameters:

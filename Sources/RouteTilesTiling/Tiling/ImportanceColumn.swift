@@ -32,8 +32,10 @@ struct ImportanceColumn: Sendable {
     /// when the last line grows.
     static func lastBlockStart(_ set: ProjectedRouteSet) -> Int {
         guard set.lineCount > 0, set.pointCount > 0 else { return 0 }
-        let first = set.lineStarts[set.lineCount - 1], last = set.pointCount - 1
-        return first + (last - first) / VertexImportance.blockLength * VertexImportance.blockLength
+        let line = set.lineCount - 1, length = VertexImportance.blockLength
+        let first = set.lineStarts[line], last = set.pointCount - 1
+        let origin = set.blockOrigin(ofLine: line, blockLength: length)
+        return Swift.max(first, origin + (last - origin) / length * length)
     }
 
     /// The column for `set`, this column's set with points appended to its last line: from the old last block's

@@ -2,17 +2,17 @@
 @_spi(Columns) import RouteTilesModel
 
 extension RouteTiler {
-    /// What a trim changed, when this tiler is `old`'s one line without a whole number of its leading
-    /// simplification blocks (`VertexImportance.blockLength` vertices), the same vertices at the same map points
-    /// after them, with the same features' properties (neither `length_m` nor line metrics, which are values of the
-    /// whole line): a bounded track cut at a block boundary (`TrackRetention`). Nil otherwise, and the caller treats
-    /// the new route as any other.
+    /// What a trim changed, when this tiler is `old`'s one line without some of its leading vertices, the same
+    /// vertices at the same map points after them, with the same features' properties (neither `length_m` nor line
+    /// metrics, which are values of the whole line), and with its simplification blocks where they were: its
+    /// `Route.trimmed` grown by the number of vertices cut, modulo `VertexImportance.blockLength` (a track trimmed by
+    /// `TrackRetention`, by count or by time). Nil otherwise, and the caller treats the new route as any other.
     ///
-    /// Every vertex kept then has the importance it had (a vertex's importance depends on its block alone, and the
-    /// new first vertex was a block boundary, kept at every zoom like a line's end), so a tile changes only if the
-    /// dropped segments had a feature in it. Returns those tiles (`changed`), and among them the ones this tiler has
-    /// no feature in (`left`: they leave the route's cover). The work follows the dropped segments, plus one pass
-    /// over the kept vertices to compare them.
+    /// A vertex's importance depends on its block alone, and the blocks after the one the cut falls in are the same
+    /// vertices as before; so a tile changes only if a dropped segment, or a segment of that block, had a feature in
+    /// it. Returns those tiles (`changed`), and among them the ones this tiler has no feature in (`left`: they leave
+    /// the route's cover). The work follows the dropped segments and that block, plus one pass over the kept
+    /// vertices to compare them.
     package func tilesChanged(byTrimming old: RouteTiler) -> (changed: [TileID], left: [TileID])? {
         guard projected.lineCount == 1, old.projected.lineCount == 1, projected.routeInfos.count == 1,
               old.projected.routeInfos.count == 1, !options.routeLength, !options.lineMetrics,
@@ -21,7 +21,10 @@ extension RouteTiler {
               projected.routeInfos[0].layer == old.projected.routeInfos[0].layer
         else { return nil }
         let count = projected.pointCount, cut = old.projected.pointCount - count
-        guard count >= 2, cut > 0, cut % VertexImportance.blockLength == 0 else { return nil }
+        let length = VertexImportance.blockLength
+        let phase = old.projected.routeInfos[0].trimmed % length
+        guard count >= 2, cut > 0, (phase + cut) % length == projected.routeInfos[0].trimmed % length
+        else { return nil }
         let same = projected.xs.withUnsafeBufferPointer { xs in
             projected.ys.withUnsafeBufferPointer { ys in
                 old.projected.xs.withUnsafeBufferPointer { oldXs in
@@ -33,7 +36,10 @@ extension RouteTiler {
             }
         }
         guard same else { return nil }
-        let changed = old.drawnTiles(by: old.spans(ofLine: 0, from: 0, through: cut)).tiles
+        // The old block the cut falls in ends at the first block boundary at or after the cut: its kept vertices
+        // are now a partial first block, simplified afresh.
+        let blockEnd = min((phase + cut + length - 1) / length * length - phase, old.projected.pointCount - 1)
+        let changed = old.drawnTiles(by: old.spans(ofLine: 0, from: 0, through: blockEnd)).tiles
         let kept = projected.bounds
         var left: [TileID] = []
         for tile in changed {

@@ -15,6 +15,9 @@
 /// never the whole line. The cost is one kept vertex per 256 points at every zoom: a block of 256 makes an append's
 /// simplification a few thousand distance tests, where 4,096 made a fleet server spend a third of its time there.
 ///
+/// A line trimmed at its start by retention (`RouteInfo.trimmed`) counts its blocks from where its first vertex was
+/// before the trim, so its first block is a partial one and every later block keeps its vertices and importance.
+///
 /// A line's last block, while it holds fewer than `blockLength` segments (the open block, which a live track's
 /// appends extend), runs in pieces of `pieceLength` vertices, each with its ends kept, the same way. An append then
 /// recomputes the open block's last piece (and the pieces it adds), not the whole open block; once the block is
@@ -49,7 +52,11 @@ enum VertexImportance {
                                stack: inout [(first: Int, last: Int, cap: Double)]) {
         let first = set.lineStarts[line], last = set.lineStarts[line + 1] - 1
         guard last > first else { return }
-        var blockStart = first + (vertex - first) / blockLength * blockLength
+        // Blocks are counted from the line's grid origin (before its first vertex when the line was trimmed), so
+        // the first block may be a partial one.
+        let origin = set.blockOrigin(ofLine: line, blockLength: blockLength)
+        var gridStart = origin + (vertex - origin) / blockLength * blockLength
+        var blockStart = max(gridStart, first)
         precondition(blockStart >= base && last - base < values.count, "importance buffer does not cover the line")
         set.xs.withUnsafeBufferPointer { xs in
             set.ys.withUnsafeBufferPointer { ys in
@@ -79,8 +86,8 @@ enum VertexImportance {
                     }
                 }
                 while blockStart < last {
-                    let blockEnd = min(blockStart + blockLength, last)
-                    if blockEnd - blockStart == blockLength {
+                    let blockEnd = min(gridStart + blockLength, last)
+                    if blockEnd == gridStart + blockLength {
                         simplify(blockStart, blockEnd)
                     } else {
                         // The open block, in pieces: those before the one holding `vertex` are as they were.
@@ -92,6 +99,7 @@ enum VertexImportance {
                         }
                     }
                     blockStart = blockEnd
+                    gridStart += blockLength
                 }
             }
         }
