@@ -8,7 +8,8 @@ import RouteTilesModel
 /// - The length follows the route's positions on the WGS84 ellipsoid, part after part (the gaps between parts are not
 ///   counted). A geodesic route's segments are great-circle arcs, which is what the ellipsoidal distance measures.
 /// - The duration is `duration_s` (directions), `moving_time_s` or `elapsed_time_s` when one is a number, else the
-///   time from `start_time` to `end_time` (GPX) when both are ISO 8601 instants.
+///   time from `start_time` to `end_time` (GPX) when both are ISO 8601 instants, else, for a route with a time on
+///   every position, from its first to its last.
 /// - The bounds are in degrees with longitudes unwrapped across the antimeridian, so that a flight from Tokyo to
 ///   San Francisco has a west below an east (the east may lie beyond 180°).
 package struct RouteSummary: Sendable, Equatable {
@@ -18,13 +19,22 @@ package struct RouteSummary: Sendable, Equatable {
     /// West, south, east, north; nil for a route without positions.
     package var bounds: [Double]?
     package var pointCount: Int
+    /// For a route with times: when its first and last positions were recorded, in milliseconds since 1970.
+    package var firstTime: Int64?
+    package var lastTime: Int64?
 
     package static let nameKeys = ["name", "title", "summary", "ref"]
     package static let durationKeys = ["duration_s", "moving_time_s", "elapsed_time_s"]
 
     package init(of route: Route) {
         name = Self.name(of: route.properties)
+        firstTime = route.times?.first
+        lastTime = route.times?.last
+        // A route with times lasts from its first to its last, unless its properties tell otherwise.
         durationSeconds = Self.duration(of: route.properties)
+        if durationSeconds == nil, let first = route.times?.first, let last = route.times?.last {
+            durationSeconds = Double(last - first) / 1000
+        }
         pointCount = route.pointCount
         var length = 0.0
         var west = Double.infinity, south = Double.infinity, east = -Double.infinity, north = -Double.infinity

@@ -101,6 +101,8 @@ final class RouteListing: Sendable {
                 kind: route.kind == .point ? "point" : "line", name: summary.name,
                 lengthMetres: (summary.lengthMetres * 10).rounded() / 10, durationSeconds: summary.durationSeconds,
                 points: summary.pointCount, bbox: summary.bounds.map { $0.map { ($0 * 1e6).rounded() / 1e6 } })
+            entry.firstTime = summary.firstTime.map(TimeValue.iso)
+            entry.lastTime = (summary.lastTime ?? sync.routes.lastFix(of: key)?.time).map(TimeValue.iso)
             if let colour = route.properties.first(where: { $0.key == "color" }), case let .string(s) = colour.value {
                 entry.color = s
             }

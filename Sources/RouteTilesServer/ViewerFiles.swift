@@ -9,6 +9,7 @@ enum ViewerFiles {
     static let scripts: [(name: String, bytes: [UInt8])] = [
         ("format.js", PackageResources.format_js),
         ("map.js", PackageResources.map_js),
+        ("timewindow.js", PackageResources.timewindow_js),
         ("playback.js", PackageResources.playback_js),
         ("list.js", PackageResources.list_js),
         ("live.js", PackageResources.live_js),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RouteTiles
 import RouteTilesCoreTestSupport
 import RouteTilesTestSupport
 
@@ -297,5 +298,99 @@ import RouteTilesTestSupport
         #expect((report["mapErrors"] as? [Any])?.isEmpty == true, "\(report)")
         print("viewer with 10,000 routes: loaded in \(report["loadSeconds"] ?? "?") s, typing a filter took \(report["filterSeconds"] ?? "?") s")
         #expect(await serve.stop() == 0)
+    }
+
+    /// The viewer over routes with times: the time window shows the tracks of its time and hides the others
+    /// (presets by filters on the tiles' time pieces, a custom range by window tiles), the list says when each
+    /// route was last seen, speed colouring follows the tiles' `speed`, and playback keeps the recorded pace: at
+    /// ×60 a track of three minutes plays in three seconds, and halfway through its time the marker is where the
+    /// track was then (not halfway along its length).
+    @Test(.enabled(if: ExternalTool.required(browserAvailable), "needs chromium, chromedriver, selenium, pillow, maplibre"))
+    func theTimeWindowAndPlaybackFollowTheRecordedTimes() async throws {
+        let assets = try #require(Self.mapLibreFolder)
+        let folder = try TemporaryFolder()
+        let now = Int64(Date().timeIntervalSince1970) * 1000
+        func feature(_ id: String, _ name: String, _ positions: [(Double, Double)], _ times: [Int64]?) -> String {
+            let coordinates = positions.map { "[\($0.0),\($0.1)]" }.joined(separator: ",")
+            let coordTimes = times.map { #","coordTimes":["# + $0.map { "\"\(TimeValue.iso($0))\"" }.joined(separator: ",") + "]" } ?? ""
+            return #"{"type":"Feature","id":"\#(id)","properties":{"name":"\#(name)"\#(coordTimes)},"geometry":{"type":"LineString","coordinates":[\#(coordinates)]}}"#
+        }
+        // The van of the last three minutes: a position every 6 s, slow (4 km/h) for the first half of its time and
+        // ten times faster after, along one parallel.
+        let recentLons: [Double] = (0...30).map { (i: Int) -> Double in
+            i <= 15 ? 2.33 + Double(i) * 1e-4 : 2.3315 + Double(i - 15) * 1e-3
+        }
+        let recentTimes: [Int64] = (0...30).map { (i: Int) -> Int64 in now - 180_000 + Int64(i) * 6_000 }
+        let oldStart: Int64 = now - 3 * 3_600_000
+        let oldPositions: [(Double, Double)] = (0..<10).map { (i: Int) -> (Double, Double) in
+            (2.25 + Double(i) * 2e-3, 48.85 + Double(i % 2) * 1e-3)
+        }
+        let oldTimes: [Int64] = (0..<10).map { (i: Int) -> Int64 in oldStart + Int64(i) * 60_000 }
+        let features: [String] = [
+            feature("old", "Old track", oldPositions, oldTimes),
+            feature("recent", "Recent van", recentLons.map { ($0, 48.86) }, recentTimes),
+            feature("plain", "Plain route", [(2.30, 48.87), (2.31, 48.875), (2.32, 48.87)], nil),
+        ]
+        let collection = #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",\n") + "]}"
+        try collection.write(toFile: folder.path("timed.geojson"), atomically: true, encoding: .utf8)
+        let serve = try await ServeProcess.start([folder.path("timed.geojson"), "--store", "memory", "--speed-classes", "10",
+                                                  "--assets", assets, "--maplibre-url", "/assets", "--basemap", "none"])
+        let from = Double(oldStart) / 1000 - 60, to = Double(now) / 1000 - 7_200
+        let output = try TemporaryFolder()
+        let run = try await ExternalTool.runDetached("/usr/bin/env", ["python3", Self.script + "viewer_time_check.py",
+                                                                      serve.base + "/", output.path(""), "\(from)", "\(to)"],
+                                                     timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        Self.keep(output.path("time.png"), as: "viewer-time.png")
+        let report = try Self.report(run)
+        #expect((report["errors"] as? [Any])?.isEmpty == true, "\(report)")
+        #expect((report["mapErrors"] as? [Any])?.isEmpty == true, "\(report)")
+        #expect(report["controlsShown"] as? Bool == true && report["speedToggleShown"] as? Bool == true)
+
+        // The window: the last 15 minutes hold the van alone; the custom range, the old track alone, drawn from
+        // window tiles; all time, every route again, from the default tiles.
+        let windows = try #require(report["windows"] as? [String: [String]])
+        #expect(windows["all"] == ["old", "plain", "recent"], "\(windows)")
+        #expect(windows["15m"] == ["recent"], "\(windows)")
+        #expect(windows["custom"] == ["old"], "\(windows)")
+        #expect(windows["allAgain"] == ["old", "plain", "recent"], "\(windows)")
+        let customTiles = report["customTiles"] as? String ?? ""
+        #expect(customTiles.contains(".mvt?from=") && customTiles.contains("&to="), "\(customTiles)")
+        #expect((report["allTiles"] as? String)?.hasSuffix("{z}/{x}/{y}.mvt") == true, "\(report["allTiles"] ?? "")")
+        #expect((report["fade"] as? String)?.contains("interpolate") == true, "lines fade with age: \(report["fade"] ?? "")")
+
+        // Last seen: the van's row says how long ago; the untimed route, read from a file, has no time to tell.
+        let rows = try #require(report["rows"] as? [String: [String: String]])
+        #expect(rows["recent"]?["text"]?.contains("seen just now") == true, "\(rows)")
+        #expect(rows["old"]?["text"]?.contains("seen 2 h ago") == true, "\(rows)")
+        #expect(rows["plain"]?["text"]?.contains("seen") == false, "\(rows)")
+
+        // Speed colouring: a step on `speed`, over the van's two classes (0 and 40 km/h) and the old track's.
+        let speed = try #require(report["speed"] as? [String: Any])
+        #expect((speed["colour"] as? [Any])?.first as? String == "step", "\(speed)")
+        let speeds = speed["speeds"] as? [Double] ?? []
+        #expect(speeds.contains(0) && speeds.contains(40), "\(speed)")
+
+        // Playback at the recorded pace: three minutes at ×60 take three seconds, at ×600 a tenth of that (a frame
+        // or two of slack, and a loaded machine's late frames).
+        let playback = try #require(report["playback"] as? [String: [String: Any]])
+        let x60 = try #require(playback["60"]), x600 = try #require(playback["600"])
+        #expect(x60["timed"] as? Bool == true && x60["ended"] as? Bool == true, "\(playback)")
+        let seconds60 = x60["seconds"] as? Double ?? 0, seconds600 = x600["seconds"] as? Double ?? 0
+        #expect(seconds60 >= 2.95 && seconds60 < 3.6, "×60 took \(seconds60) s for 180 s")
+        #expect(seconds600 >= 0.29 && seconds600 < 0.8, "×600 took \(seconds600) s for 180 s")
+        #expect(x60["clock"] as? String == Self.clock(recentTimes[30]), "\(x60)")
+        // Halfway through its time the van was at its 16th position (the end of its slow half), a tenth of its
+        // length along.
+        let halfway = try #require(report["halfway"] as? [String: Any])
+        let lngLat = halfway["lngLat"] as? [Double] ?? []
+        #expect(lngLat.count == 2 && abs(lngLat[0] - recentLons[15]) < 1e-6 && abs(lngLat[1] - 48.86) < 1e-6, "\(halfway)")
+        #expect(halfway["clock"] as? String == Self.clock(recentTimes[15]), "\(halfway)")
+        #expect(await serve.stop() == 0)
+    }
+
+    /// The playback clock's text for a time (milliseconds): `2026-11-28 04:05:06 UTC`.
+    static func clock(_ milliseconds: Int64) -> String {
+        TimeValue.iso(milliseconds / 1000 * 1000).replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
     }
 }

@@ -18,6 +18,10 @@ struct RouteListAnswer: Encodable, Sendable {
         /// On the WGS84 ellipsoid, in metres to 0.1.
         var lengthMetres: Double
         var durationSeconds: Double?
+        /// For a route with times, when its first position was recorded (ISO 8601 UTC).
+        var firstTime: String?
+        /// When its last position was recorded, or (without times) when it arrived by an append.
+        var lastTime: String?
         var points: Int
         /// West, south, east, north in degrees (to 1e-6), longitudes unwrapped across the antimeridian.
         var bbox: [Double]?
@@ -27,7 +31,8 @@ struct RouteListAnswer: Encodable, Sendable {
 
         enum CodingKeys: String, CodingKey {
             case id, fid, layer, kind, name, points, bbox, color, steps
-            case lengthMetres = "length_m", durationSeconds = "duration_s"
+            case lengthMetres = "length_m", durationSeconds = "duration_s", firstTime = "first_time"
+            case lastTime = "last_time"
         }
     }
 

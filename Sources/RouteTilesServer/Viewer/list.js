@@ -1,8 +1,9 @@
 // The list of routes, the selected route and its details.
 //
-// The list (`GET /routes`) renders only its visible rows, so 10,000 routes scroll and filter at once. Selecting a
+// The list (`GET /routes`) renders only its visible rows, so 10,000 routes scroll and filter at once. A route with
+// a `last_time` says when it was last seen. Selecting a
 // route sets `feature-state` `selected` on its feature id, which the style draws wider with an amber casing.
-/* global formatLength, formatDuration */
+/* global formatLength, formatDuration, formatAge */
 /* exported createRouteList */
 
 function createRouteList(viewer, mapView, playback) {
@@ -56,8 +57,10 @@ function createRouteList(viewer, mapView, playback) {
       name.textContent = label(r);
       const meta = document.createElement('div');
       meta.className = 'meta';
-      meta.textContent = [formatLength(r.length_m), formatDuration(r.duration_s), r.name ? `id ${r.id}` : '']
+      const seen = r.last_time ? `seen ${formatAge(r.last_time)}` : '';
+      meta.textContent = [formatLength(r.length_m), formatDuration(r.duration_s), seen, r.name ? `id ${r.id}` : '']
         .filter(Boolean).join(' · ');
+      if (r.last_time) meta.title = `last seen ${r.last_time}`;
       row.append(swatch, name, meta);
       rows.appendChild(row);
     }
@@ -131,7 +134,8 @@ function createRouteList(viewer, mapView, playback) {
     $('details').hidden = false;
     $('details-name').textContent = label(entry);
     $('details-meta').textContent = [`id ${entry.id}`, entry.layer, formatLength(entry.length_m),
-      formatDuration(entry.duration_s), `${entry.points} points`].filter(Boolean).join(' · ');
+      formatDuration(entry.duration_s), `${entry.points} points`,
+      entry.last_time ? `last seen ${formatAge(entry.last_time)} (${entry.last_time})` : ''].filter(Boolean).join(' · ');
     const steps = $('steps');
     steps.textContent = '';
     for (const step of entry.steps || []) {

@@ -1,10 +1,10 @@
 // The viewer: the routes over a basemap in MapLibre GL JS, a list of the routes, live updates from `events` and
 // playback along a route. Plain JavaScript, no build step, no framework, so that it reads as the reference for
 // using the tiles in a map app. The server serves this folder's scripts as one `viewer.js`, in the order
-// format.js, map.js, playback.js, list.js, live.js, main.js, inside one function (ViewerScript.swift).
+// format.js, map.js, timewindow.js, playback.js, list.js, live.js, main.js, inside one function (ViewerScript.swift).
 //
 // `window.map` is the map and `window.routetiles` the viewer's state and actions, for tools and tests.
-/* global createMapView, createPlayback, createRouteList, createLiveUpdates */
+/* global createMapView, createPlayback, createRouteList, createLiveUpdates, createTimeWindow */
 
 async function startViewer() {
   const config = JSON.parse(document.getElementById('routetiles-config').textContent);
@@ -24,6 +24,7 @@ async function startViewer() {
   const live = createLiveUpdates(viewer, mapView, list, playback);
 
   await mapView.styleReady;
+  createTimeWindow(viewer, mapView, tilejson);
   viewer.ready = true;
   if (config.live) {
     // Read now, and again once `events` has said where it starts, so that no change falls between the two.

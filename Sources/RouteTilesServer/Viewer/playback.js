@@ -1,9 +1,12 @@
 // Playback: a marker moved along the selected route.
 //
-// The marker moves at the route's duration divided by the speed (or 50 km/h when the duration is not known),
-// between positions in Web Mercator, as the tiles draw the line, turned to the bearing of the segment it is on;
-// great-circle routes are first divided along their great circles.
-/* global formatLength, formatDuration */
+// A route with times (`coordTimes` in `GET /routes/{id}`) is played at its recorded pace: the marker is where the
+// track was at the clock's time, which runs at the chosen speed (×1, ×10, ×60, …) from the first position's time to
+// the last's, and the clock shows it. Otherwise the marker moves at the route's duration divided by the speed (or
+// 50 km/h when the duration is not known). Either way it moves between positions in Web Mercator, as the tiles draw
+// the line, turned to the bearing of the segment it is on; great-circle routes are first divided along their
+// great circles.
+/* global formatLength, formatDuration, formatClock */
 /* exported createPlayback */
 
 function createPlayback(viewer, mapView) {
@@ -47,16 +50,34 @@ function createPlayback(viewer, mapView) {
     const g = feature.geometry;
     let parts = g.type === 'LineString' ? [g.coordinates] : g.coordinates;
     const geodesic = feature.properties && feature.properties.geodesic === true;
+    const coordTimes = feature.properties && Array.isArray(feature.properties.coordTimes)
+      ? feature.properties.coordTimes.map((t) => Date.parse(t)) : null;
+    const timed = coordTimes && coordTimes.every(Number.isFinite) ? coordTimes : null;
     const lngLats = [];
     const metres = [];
+    const times = [];
     let total = 0;
+    let position = 0;
     for (let part of parts) {
+      // Each position's time; a great circle's added points take times in proportion along their segment.
+      let partTimes = timed ? timed.slice(position, position + part.length) : null;
+      position += part.length;
       if (geodesic) {
         const dense = [];
-        for (let i = 0; i + 1 < part.length; i++) dense.push(...greatCircle(part[i], part[i + 1]));
+        const denseTimes = [];
+        for (let i = 0; i + 1 < part.length; i++) {
+          const arc = greatCircle(part[i], part[i + 1]);
+          dense.push(...arc);
+          if (partTimes) {
+            for (let k = 0; k < arc.length; k++) denseTimes.push(partTimes[i] + (partTimes[i + 1] - partTimes[i]) * k / arc.length);
+          }
+        }
         dense.push(part[part.length - 1]);
+        if (partTimes) denseTimes.push(partTimes[partTimes.length - 1]);
         part = dense;
+        partTimes = partTimes ? denseTimes : null;
       }
+      if (partTimes) times.push(...partTimes);
       // Longitudes unwrapped, so that a path across the antimeridian stays continuous.
       let previous = null;
       for (const c of part) {
@@ -72,7 +93,23 @@ function createPlayback(viewer, mapView) {
         previous = p;
       }
     }
-    return { id: entry.id, lngLats, points: lngLats.map(mercator), metres, total };
+    const recorded = timed && times.length === lngLats.length && times.length >= 2 && times[times.length - 1] > times[0];
+    return { id: entry.id, lngLats, points: lngLats.map(mercator), metres, total, times: recorded ? times : null };
+  }
+
+  // `fraction` of a timed route's span as a fraction of its length: where the track was at that time, between the
+  // positions recorded before and after it.
+  function fractionOfLengthAt(geometry, fraction) {
+    const { times, metres, total } = geometry;
+    const target = times[0] + Math.min(1, Math.max(0, fraction)) * (times[times.length - 1] - times[0]);
+    let lo = 0, hi = times.length - 1;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (times[mid] <= target) lo = mid; else hi = mid;
+    }
+    const span = times[hi] - times[lo];
+    const t = span > 0 ? Math.min(1, Math.max(0, (target - times[lo]) / span)) : 0;
+    return total > 0 ? (metres[lo] + (metres[hi] - metres[lo]) * t) / total : 0;
   }
 
   // Where the marker is at `fraction` of the length: the point, the segment it is on, its bearing.
@@ -109,7 +146,8 @@ function createPlayback(viewer, mapView) {
   function drawPlayback() {
     const g = playback.geometry;
     if (!g) return;
-    const at = positionAt(g, playback.fraction);
+    const at = positionAt(g, g.times ? fractionOfLengthAt(g, playback.fraction) : playback.fraction);
+    if (g.times) at.time = g.times[0] + playback.fraction * (g.times[g.times.length - 1] - g.times[0]);
     playback.at = at;
     if (!playback.marker) {
       playback.marker = new maplibregl.Marker({ element: markerElement(), rotationAlignment: 'map', pitchAlignment: 'map' });
@@ -128,9 +166,11 @@ function createPlayback(viewer, mapView) {
       placeRouteLayers();
     }
     $('position').value = Math.round(playback.fraction * 1000);
-    const duration = viewer.selected && viewer.selected.duration_s;
+    const duration = g.times ? secondsForRoute() : viewer.selected && viewer.selected.duration_s;
     $('position-label').textContent = formatLength(at.metres) + ' of ' + formatLength(g.total)
       + (duration ? ` · ${formatDuration(duration * playback.fraction)}` : '');
+    $('clock').hidden = at.time == null;
+    if (at.time != null) $('clock').textContent = formatClock(at.time);
   }
 
   async function ensureGeometry() {
@@ -148,7 +188,10 @@ function createPlayback(viewer, mapView) {
     return geometry;
   }
 
+  // How long playback at ×1 takes: a timed route's recorded span, else its duration, else its length at 50 km/h.
   function secondsForRoute() {
+    const g = playback.geometry;
+    if (g && g.times) return (g.times[g.times.length - 1] - g.times[0]) / 1000;
     const entry = viewer.selected;
     if (entry && entry.duration_s > 0) return entry.duration_s;
     return ((playback.geometry && playback.geometry.total) || 1) / (50 / 3.6);
@@ -161,7 +204,11 @@ function createPlayback(viewer, mapView) {
     const speed = Number($('speed').value) || 1;
     playback.fraction = Math.min(1, playback.fraction + elapsed * speed / secondsForRoute());
     drawPlayback();
-    if (playback.fraction >= 1) { stopPlayback(false); return; }
+    if (playback.fraction >= 1) {
+      playback.endedAt = now;
+      stopPlayback(false);
+      return;
+    }
     requestAnimationFrame(frame);
   }
 
@@ -170,6 +217,10 @@ function createPlayback(viewer, mapView) {
     if (playback.fraction >= 1) playback.fraction = 0;
     playback.playing = true;
     playback.last = performance.now();
+    // When this run began and (in `frame`) reached the end, for whoever measures playback's pace.
+    playback.startedAt = playback.last;
+    playback.startFraction = playback.fraction;
+    playback.endedAt = null;
     $('play').textContent = 'Pause';
     drawPlayback();
     requestAnimationFrame(frame);
@@ -181,6 +232,7 @@ function createPlayback(viewer, mapView) {
     if (clear) {
       playback.fraction = 0;
       playback.geometry = null;
+      $('clock').hidden = true;
       if (playback.marker) playback.marker.remove();
       if (map.getLayer('routetiles-travelled')) map.removeLayer('routetiles-travelled');
       if (map.getSource('routetiles-travelled')) map.removeSource('routetiles-travelled');
