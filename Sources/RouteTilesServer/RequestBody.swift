@@ -26,10 +26,22 @@ extension RouteWriteEndpoints {
 
     /// Routes from a body, with serve's reading options but never skipping an invalid route: one invalid route
     /// refuses the whole body, so that the client learns of it.
-    func routes(in body: [UInt8], contentType: String?) throws -> [Route] {
+    func routes(in body: [UInt8], contentType: String?, departAt: Substring? = nil) throws -> [Route] {
         var options = configuration.readOptions
         options.skipInvalid = false
+        if let departAt { options.departure = try Self.departure(departAt) }
         return try Self.readRoutes(body, contentType: contentType, options: options)
+    }
+
+    /// The `depart_at` query parameter of `POST /routes` and `PUT /routes/{id}`, in milliseconds since 1970: ISO
+    /// 8601 with a zone, Unix seconds, or `now` (this server's clock). Directions routes then get planned times.
+    static func departure(_ text: Substring) throws -> Int64 {
+        if text.lowercased() == "now" { return Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+        do {
+            return try TimeValue.parse(textOrSeconds: text)
+        } catch {
+            throw BodyProblem("depart_at: \(error.description)")
+        }
     }
 
     /// Routes from a body, in the format its Content-Type names, else the one its content shows.

@@ -29,10 +29,12 @@ struct RouteWriteEndpoints: Sendable {
         ]
     }
 
-    /// `POST /routes`: routes in any format `build` reads; 201.
+    /// `POST /routes`: routes in any format `build` reads; 201. With `depart_at`, directions routes get planned
+    /// times from that departure.
     func createRoutes(_ request: Request) async -> Response {
         await write(request, created: true) { body in
-            let routes = try routes(in: body, contentType: request.headers[.contentType])
+            let routes = try routes(in: body, contentType: request.headers[.contentType],
+                                    departAt: request.uri.queryParameters["depart_at"])
             guard !routes.isEmpty else { throw BodyProblem("the body holds no route") }
             // A route's id is its key in /routes/{id}: an empty one could never be read, replaced or deleted.
             if let index = routes.firstIndex(where: { $0.id == .string("") }) {
@@ -45,7 +47,8 @@ struct RouteWriteEndpoints: Sendable {
     /// `PUT /routes/{id}`: exactly one route, which takes the id of the path.
     func replaceRoute(_ request: Request, key: String) async -> Response {
         await write(request) { body in
-            let routes = try routes(in: body, contentType: request.headers[.contentType])
+            let routes = try routes(in: body, contentType: request.headers[.contentType],
+                                    departAt: request.uri.queryParameters["depart_at"])
             guard routes.count == 1, let route = routes.first else {
                 throw BodyProblem("PUT /routes/\(key) takes exactly one route; the body has \(routes.count)")
             }

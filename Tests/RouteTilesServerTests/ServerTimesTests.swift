@@ -155,6 +155,34 @@ import RouteTilesTestSupport
         }
     }
 
+    /// A directions response POSTed with `depart_at` has planned times from that departure, as `--depart-at` gives
+    /// them to files; without it, none; a `depart_at` that is no time is refused, naming it.
+    @Test func directionsWithDepartAtHavePlannedTimes() async throws {
+        let osrm = try #require(FileManager.default.contents(atPath: PackageFolder.root.path + "/Tiles/samples/zurich-osrm-route.json"))
+        let json = [("Authorization", "Bearer \(Self.token)"), ("Content-Type", "application/json")]
+        try await TestServer.with(.routes([], options: TestServer.options()), configure: configure) { server in
+            let bad = try await server.request(.POST, "/routes?depart_at=soon", headers: json, body: Array(osrm))
+            #expect(bad.status == 400 && bad.text.contains("depart_at"), "\(bad.text)")
+            let planned = try await server.request(.POST, "/routes?depart_at=2026-11-27T08:00:00Z", headers: json, body: Array(osrm))
+            #expect(planned.status == 201, "\(planned.text)")
+            let list = try await server.get("/routes").json["routes"] as? [[String: Any]] ?? []
+            let timed = list.filter { $0["first_time"] != nil }
+            #expect(!timed.isEmpty && timed.allSatisfy { $0["first_time"] as? String == "2026-11-27T08:00:00Z" }, "\(list)")
+            // The main route's planned arrival is its departure and its duration, to the second.
+            let main = try #require(timed.max { ($0["points"] as? Int ?? 0) < ($1["points"] as? Int ?? 0) })
+            let duration = try #require(main["duration_s"] as? Double)
+            let last = try TimeValue.parse(try #require(main["last_time"] as? String))
+            let departure = try TimeValue.parse("2026-11-27T08:00:00Z")
+            #expect(abs(Double(last - departure) / 1000 - duration) <= 1, "arrives \(last), duration \(duration) s")
+            // Without it, the same response gives routes without times (numbered anew: directions have no ids).
+            #expect(try await server.request(.POST, "/routes", headers: json, body: Array(osrm)).status == 201)
+            let before = Set(list.compactMap { $0["id"] as? String })
+            let added = (try await server.get("/routes").json["routes"] as? [[String: Any]] ?? [])
+                .filter { !before.contains($0["id"] as? String ?? "") }
+            #expect(added.count == list.count && added.allSatisfy { $0["first_time"] == nil }, "\(added)")
+        }
+    }
+
     @Test func fixFiltersDropImplausibleFixesAndSaySo() async throws {
         let configure: (inout ServerConfiguration) -> Void = {
             $0.writeToken = Self.token
