@@ -13,6 +13,9 @@ struct LiveRouteEntry: Sendable {
     var previousPosition: Coordinate?
     /// When the last position arrived (Unix seconds), if the store recorded it (`StoredRoute.lastFix`).
     var lastFix: Double?
+    /// For a route with times, the time of `previousPosition` (Unix seconds): with `lastFix`, the speed of the
+    /// last segment in the position layer.
+    var previousFix: Double?
     /// The time of the first position (milliseconds since 1970), for a route with times: what retention by time
     /// looks at. Appends leave it as it is; a trim writes the route again.
     var firstTime: Int64?
@@ -57,6 +60,7 @@ struct LiveRouteEntry: Sendable {
         lastPosition = route.parts.last?.last
         previousPosition = route.parts.last.flatMap { $0.count >= 2 ? $0[$0.count - 2] : nil }
         self.lastFix = lastFix
+        previousFix = previousPosition == nil ? nil : route.times.flatMap { $0.count >= 2 ? Double($0[$0.count - 2]) / 1000 : nil }
         firstTime = route.times?.first
         pointCount = route.pointCount
         self.tiler = tiler
@@ -94,7 +98,8 @@ struct LiveRouteEntry: Sendable {
     private func currentPosition(options: TilingOptions) -> LivePosition? {
         guard header.kind == .line, let last = lastPosition,
               let id = tiler.projected.routeInfos.first?.featureID else { return nil }
-        return LivePosition(featureID: id, last: last, previous: previousPosition, time: lastFix, options: options)
+        return LivePosition(featureID: id, last: last, previous: previousPosition, time: lastFix,
+                            previousTime: previousFix, options: options)
     }
 
     /// The cover, found now if it was not yet.

@@ -63,6 +63,7 @@ extension RouteTable {
             entry.pointCount = route.pointCount
             entry.firstTime = route.times?.first
             entry.lastFix = lastFix
+            entry.previousFix = route.times.flatMap { $0.count >= 2 ? Double($0[$0.count - 2]) / 1000 : nil }
             entry.place(options: options)
             return (entry.chunk, entry.slot, tiler, entry.position, dropped)
         }
@@ -97,6 +98,10 @@ extension RouteTable {
             entry.tiler = extended.tiler
             entry.previousPosition = points.count >= 2 ? points[points.count - 2] : joint
             entry.lastPosition = points.last
+            // For a route with times, the previous fix's time: the one before the last of these, or the last before.
+            if let times {
+                entry.previousFix = times.count >= 2 ? times[times.count - 2] : entry.lastFix
+            }
             entry.lastFix = time
             entry.place(options: options)
             entry.pointCount += points.count

@@ -105,7 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Timeout of one purge request, in seconds.")
     var purgeTimeout = 2.0
 
-    @Option(help: ArgumentHelp("With --store: the layer of each line route's last position, with bearing and fix_time (where each vehicle is now), or 'none'.",
+    @Option(help: ArgumentHelp("With --store: the layer of each line route's last position, with bearing, fix_time and (with times) speed in m/s (where each vehicle is now), or 'none'.",
                                valueName: "name"))
     var positionLayer = "positions"
 

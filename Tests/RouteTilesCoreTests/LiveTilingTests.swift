@@ -565,11 +565,22 @@ import RouteTilesCoreTestSupport
         let (sync, _) = try await LiveRouteSync.open(store: MemoryRouteStore(), options: options)
         _ = try await sync.write(.put([Route(id: .string("van"), parts: [track], times: times)]))
         let here = try #require(try Self.positions(sync.routes, at: track[9], zoom: 14).first)
-        #expect(here.properties.last == Property("fix_time", .double(Double(times[9]) / 1000)))
+        #expect(here.properties.first { $0.key == "fix_time" } == Property("fix_time", .double(Double(times[9]) / 1000)))
+        // Its speed: the last segment over the 5.25 s between its fixes, in m/s to 0.1.
+        let speed = (GeodesicDistance.metres(track[8], track[9]) / 5.25 * 10).rounded() / 10
+        #expect(here.properties.last == Property("speed", .double(speed)))
         let fix = Coordinate(longitude: track[9].longitude + 0.001, latitude: track[9].latitude)
         _ = try await sync.write(.appendTimed(key: "van", points: [fix], times: [1_795_788_400_500]))
         let moved = try #require(try Self.positions(sync.routes, at: fix, zoom: 14).first)
-        #expect(moved.properties.last == Property("fix_time", .double(1_795_788_400.5)))
+        #expect(moved.properties.first { $0.key == "fix_time" } == Property("fix_time", .double(1_795_788_400.5)))
+        let travelled = GeodesicDistance.metres(track[9], fix) / (1_795_788_400.5 - Double(times[9]) / 1000)
+        #expect(moved.properties.last == Property("speed", .double((travelled * 10).rounded() / 10)))
+        // Two fixes in one append: the speed of the segment between them.
+        let next = [Coordinate(longitude: fix.longitude + 0.002, latitude: fix.latitude),
+                    Coordinate(longitude: fix.longitude + 0.003, latitude: fix.latitude)]
+        _ = try await sync.write(.appendTimed(key: "van", points: next, times: [1_795_788_410_500, 1_795_788_412_500]))
+        let last = try #require(try Self.positions(sync.routes, at: next[1], zoom: 14).first)
+        #expect(last.properties.last == Property("speed", .double((GeodesicDistance.metres(next[0], next[1]) / 2 * 10).rounded() / 10)))
     }
 
     @Test func eachLineRouteHasItsPointAtItsLastPosition() throws {

@@ -163,7 +163,7 @@ import RouteTilesTestSupport
             let tilejson = try await server.get("/tiles.json").json
             let layers = tilejson["vector_layers"] as? [[String: Any]] ?? []
             let positions = layers.first { $0["id"] as? String == "positions" }
-            #expect(positions?["fields"] as? [String: String] == ["bearing": "Number", "fix_time": "Number"], "\(layers)")
+            #expect(positions?["fields"] as? [String: String] == ["bearing": "Number", "fix_time": "Number", "speed": "Number"], "\(layers)")
             let style = try await server.get("/style.json").json
             let ids = (style["layers"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
             #expect(ids.contains("positions-dot") && ids.contains("positions-heading"), "\(ids)")

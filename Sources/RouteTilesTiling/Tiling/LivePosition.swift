@@ -16,9 +16,15 @@ package struct LivePosition: Sendable {
     /// of plain values copies without touching a reference count.
     let bearing: Double?
     let fixTime: Double?
+    /// The `speed` property, in m/s to 0.1, for a route with times: the last segment's length on the ellipsoid over
+    /// the time between its two fixes (nil when they share a time).
+    let speed: Double?
 
-    /// The position of a route whose last part ends with `previous` then `last`; `time` is when `last` arrived.
-    package init(featureID: UInt64, last: Coordinate, previous: Coordinate?, time: Double?, options: TilingOptions) {
+    /// The position of a route whose last part ends with `previous` then `last`; `time` is when `last` arrived (the
+    /// device's time for a route with times), and `previousTime` the device's time of `previous` for a route with
+    /// times.
+    package init(featureID: UInt64, last: Coordinate, previous: Coordinate?, time: Double?, previousTime: Double? = nil,
+                 options: TilingOptions) {
         self.featureID = featureID
         var projected = WebMercator.project(last)
         if let previous {
@@ -35,10 +41,15 @@ package struct LivePosition: Sendable {
             bearing = nil
         }
         if let time, time.isFinite { fixTime = (time * 1000).rounded() / 1000 } else { fixTime = nil }
+        if let previous, let time, let previousTime, time > previousTime {
+            speed = (GeodesicDistance.metres(previous, last) / (time - previousTime) * 10).rounded() / 10
+        } else {
+            speed = nil
+        }
     }
 
     /// The keys and types of the position layer's fields, for the tileset's metadata.
-    package static let fields = ["bearing": "Number", "fix_time": "Number"]
+    package static let fields = ["bearing": "Number", "fix_time": "Number", "speed": "Number"]
 
     /// Adds the point to `layer` when it lies in tile `id`'s buffered box `box` (in any world copy); true when it
     /// was added. `scratch` and `properties` are reused from one position to the next.
@@ -55,6 +66,7 @@ package struct LivePosition: Sendable {
             properties.removeAll(keepingCapacity: true)
             if let bearing { properties.append(Property("bearing", .double(bearing))) }
             if let fixTime { properties.append(Property("fix_time", .double(fixTime))) }
+            if let speed { properties.append(Property("speed", .double(speed))) }
             return layer.appendFeature(id: featureID, geometry: scratch, properties: properties)
         }
         return false
