@@ -3,6 +3,9 @@
 --   FLEET_VEHICLES=N FLEET_THREADS=T [FLEET_ENDS=file] [FLEET_BATCH=B] [FLEET_TOKEN=t] \
 --     wrk -tT -c64 -d10s --latency -s fleet_appends.lua http://127.0.0.1:PORT
 --
+-- With FLEET_T0=T (Unix seconds), each fix is a fix object `{"lon":…,"lat":…,"t":…}`, a vehicle's first at T and
+-- each next a second later.
+--
 -- Each request is one fix, `POST /routes/veh-K/points` with `[[lon,lat]]`, for a random vehicle K; with
 -- FLEET_BATCH=B > 0, B fixes of random vehicles in one `POST /routes/points` with the body
 -- `{"veh-K": [[lon,lat], ...], ...}` (one member per vehicle, its fixes in order). Thread t of T sends the fixes of the vehicles K with K % T == t only, and keeps each
@@ -25,7 +28,8 @@ local LON_MIN, LON_MAX, LAT_MIN, LAT_MAX = 2.25, 2.45, 48.80, 48.92
 local STEP_LAT = 30 / 111320                              -- 30 m in degrees of latitude
 local STEP_LON = 30 / (111320 * math.cos(math.rad(48.86))) -- and of longitude, at Paris
 
-local vehicles, thread_count, batch, headers
+local vehicles, thread_count, batch, headers, time0
+local clock = {}  -- with FLEET_T0: vehicle → the time of its next fix, Unix seconds
 local mine = {}   -- the vehicles of this thread
 -- vehicle → its last lon, lat and heading: flat globals, for done() (wrk's thread:get copies no nested table)
 lons, lats, headings = {}, {}, {}
@@ -35,6 +39,7 @@ function init(args)
   vehicles = tonumber(os.getenv("FLEET_VEHICLES") or "") or 1000
   thread_count = tonumber(os.getenv("FLEET_THREADS") or "") or 1
   batch = tonumber(os.getenv("FLEET_BATCH") or "") or 0
+  time0 = tonumber(os.getenv("FLEET_T0") or "")
   math.randomseed(4242 + 7919 * id)
   for k = id, vehicles - 1, thread_count do mine[#mine + 1] = k end
   if #mine == 0 then mine[1] = id % vehicles end
@@ -68,6 +73,12 @@ local function fix(k)
   if lon < LON_MIN or lon > LON_MAX then h = math.pi - h; lon = lon0 + math.cos(h) * STEP_LON end
   if lat < LAT_MIN or lat > LAT_MAX then h = -h; lat = lat0 + math.sin(h) * STEP_LAT end
   lons[k], lats[k], headings[k] = lon, lat, h
+  if time0 then
+    -- A fix object with its time: a second after the vehicle's last.
+    local t = clock[k] or time0
+    clock[k] = t + 1
+    return string.format('{"lon":%.7f,"lat":%.7f,"t":%d}', lon, lat, t)
+  end
   return string.format("[%.7f,%.7f]", lon, lat)
 end
 

@@ -18,8 +18,12 @@
 #
 #   Benchmarks/scripts/fleet_appends.sh VEHICLES memory|sqlite|postgres:URL [workdir]
 #
+# With TIMES=1 every position has a time: the fleet file's tracks have coordTimes (one a second, from
+# 2026-09-21T11:06:40Z), and the wrk phases send fix objects {"lon":…,"lat":…,"t":…}, each vehicle's a second after
+# its last; the serial phases (3, 4), which send positions without times, are left out.
+#
 # Environment: ROUTETILES_BIN (else the release binary is built into .build-bench), DURATION (10), CONNECTIONS (64),
-# POINTS (500), PORT (18500), BATCH (0). Default workdir /work/bench-fleet: on the disk, as the SQLite file
+# POINTS (500), PORT (18500), BATCH (0), TIMES (0). Default workdir /work/bench-fleet: on the disk, as the SQLite file
 # (fleet.db there, removed before each run) must be for its fsyncs to count. Generated files are kept there, by
 # (vehicles, points). A postgres URL is used as it is: its routes table is neither emptied before nor after.
 # Everything goes to 127.0.0.1; the server is stopped at the end and on any exit.
@@ -31,6 +35,7 @@ usage() { echo "usage: $0 VEHICLES memory|sqlite|postgres:URL [workdir]" >&2; ex
 [ $# -ge 2 ] || usage
 vehicles=$1 store=$2 work=${3:-/work/bench-fleet}
 duration=${DURATION:-10} connections=${CONNECTIONS:-64} points=${POINTS:-500} port=${PORT:-18500} batch=${BATCH:-0}
+times=${TIMES:-0} time0=1790000000
 for n in "$vehicles" "$duration" "$connections" "$points" "$port" "$batch"; do
   [[ $n =~ ^[0-9]+$ ]] || { echo "not a whole number: $n" >&2; usage; }
 done
@@ -51,10 +56,12 @@ tag="fleet=$vehicles store=$store"
 
 # The fleet (cached by vehicles and points), where each track ends ("lon lat heading", one line per vehicle, for
 # fleet_appends.lua), and the long track with its end.
-fleet=$work/fleet-$vehicles-$points.geojson ends0=$work/fleet-$vehicles-$points.ends long=$work/long-$long_points.geojson
-python3 - "$vehicles" "$points" "$fleet" "$ends0" "$long_points" "$long" <<'PY'
+timed=""; [ "$times" = 1 ] && timed=-timed
+fleet=$work/fleet-$vehicles-$points$timed.geojson ends0=$work/fleet-$vehicles-$points.ends long=$work/long-$long_points.geojson
+python3 - "$vehicles" "$points" "$fleet" "$ends0" "$long_points" "$long" "$times" "$time0" <<'PY'
 import json, math, os, random, sys
 vehicles, points, fleet, ends, long_points, long = int(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:5], int(sys.argv[5]), sys.argv[6]
+timed, time0 = sys.argv[7] == "1", int(sys.argv[8])
 LON0, LON1, LAT0, LAT1 = 2.25, 2.45, 48.80, 48.92
 STEP_LAT, STEP_LON = 30 / 111320, 30 / (111320 * math.cos(math.radians(48.86)))   # ~30 m
 
@@ -71,9 +78,11 @@ def walk(rng, n):
         lon, lat = nlon, nlat
     return coords, f"{lon:.7f} {lat:.7f} {h:.5f}"
 
-def feature(key, coords):
-    return ('{"type":"Feature","id":%s,"properties":{"name":%s},"geometry":{"type":"LineString","coordinates":[%s]}}'
-            % (json.dumps(key), json.dumps(key), ",".join(coords)))
+def feature(key, coords, with_times=False):
+    # Times as Unix seconds: one a second from time0, as a phone that reports each second.
+    times = ',"coordTimes":[%s]' % ",".join(str(time0 + i) for i in range(len(coords))) if with_times else ""
+    return ('{"type":"Feature","id":%s,"properties":{"name":%s%s},"geometry":{"type":"LineString","coordinates":[%s]}}'
+            % (json.dumps(key), json.dumps(key), times, ",".join(coords)))
 
 if not (os.path.exists(fleet) and os.path.exists(ends)):
     rng = random.Random(20240601 + 7 * vehicles + points)
@@ -81,7 +90,7 @@ if not (os.path.exists(fleet) and os.path.exists(ends)):
         f.write('{"type":"FeatureCollection","features":[\n')
         for v in range(vehicles):
             coords, end = walk(rng, points)
-            f.write(("," if v else "") + feature(f"veh-{v}", coords) + "\n")
+            f.write(("," if v else "") + feature(f"veh-{v}", coords, timed) + "\n")
             e.write(end + "\n")
         f.write("]}\n")
     os.replace(fleet + ".tmp", fleet); os.replace(ends + ".tmp", ends)
@@ -149,15 +158,17 @@ if [ "$store" = postgres ]; then
   trap 'stop_server; stop_replica' EXIT
   wait_health $((port + 1)) || { echo "the replica did not start:" >&2; tail -20 "$work/replica.log" >&2; exit 1; }
 fi
+phase_time=$((time0 + points + 10)) # with TIMES=1, the time of each vehicle's first fix of a phase
 wrk_phase() { # label, fixes per request (0: one per POST /routes/veh-K/points)
-  local label=$1 b=$2 out="$work/wrk-$1.txt" written probe=""
+  local label=$1 b=$2 out="$work/wrk-$1.txt" written probe="" t0=""
+  if [ "$times" = 1 ]; then t0=$phase_time; phase_time=$((phase_time + 1000000)); fi
   mark_bytes
   if [ -n "$replica" ]; then
     python3 Benchmarks/scripts/replica_propagation.py "http://127.0.0.1:$port" "http://127.0.0.1:$((port + 1))" \
       --seconds "$((duration > 3 ? duration - 2 : 1))" >"$work/propagation-$label.txt" 2>&1 &
     probe=$!
   fi
-  FLEET_VEHICLES=$vehicles FLEET_THREADS=$threads FLEET_BATCH=$b FLEET_TOKEN=$token FLEET_ENDS=$ends \
+  FLEET_VEHICLES=$vehicles FLEET_THREADS=$threads FLEET_BATCH=$b FLEET_TOKEN=$token FLEET_ENDS=$ends FLEET_T0=$t0 \
     FLEET_ENDS_OUT="$work/ends-$label" \
     wrk -t$threads -c"$connections" -d"${duration}s" --timeout 10s --latency -s Benchmarks/scripts/fleet_appends.lua \
     "http://127.0.0.1:$port" >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
@@ -195,6 +206,11 @@ if [ "$batch" -gt 0 ]; then
     2??) wrk_phase batch "$batch" ;;
     *) echo "$tag batch endpoint: answered $code to the first batch, skipped: $(head -c 300 "$work/batch-probe.txt")" ;;
   esac
+fi
+
+if [ "$times" = 1 ]; then
+  echo "$tag: with times, the serial phases (positions without times) are left out"
+  exit 0
 fi
 
 # The long track, then fixes one after the other with curl, each track going on from its end.
