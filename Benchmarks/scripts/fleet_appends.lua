@@ -3,6 +3,7 @@
 --   FLEET_VEHICLES=N FLEET_THREADS=T [FLEET_ENDS=file] [FLEET_BATCH=B] [FLEET_TOKEN=t] \
 --     wrk -tT -c64 -d10s --latency -s fleet_appends.lua http://127.0.0.1:PORT
 --
+-- With FLEET_ORDER=round a thread takes its vehicles in turn instead of at random (below).
 -- With FLEET_T0=T (Unix seconds), each fix is a fix object `{"lon":…,"lat":…,"t":…}`, a vehicle's first at T and
 -- each next a second later.
 --
@@ -82,7 +83,15 @@ local function fix(k)
   return string.format("[%.7f,%.7f]", lon, lat)
 end
 
+-- With FLEET_ORDER=round, the thread's vehicles in turn, so that no vehicle's fixes are in two requests in flight
+-- (with more vehicles than fixes in flight a thread): a fleet whose devices each send one request at a time.
+local order_round = os.getenv("FLEET_ORDER") == "round"
+local turn = 0
 local function vehicle()
+  if order_round then
+    turn = turn % #mine + 1
+    return mine[turn]
+  end
   return mine[math.random(#mine)]
 end
 

@@ -18,12 +18,17 @@
 #
 #   Benchmarks/scripts/fleet_appends.sh VEHICLES memory|sqlite|postgres:URL [workdir]
 #
+# With ORDER=round each wrk thread takes its vehicles in turn rather than at random: with more vehicles than fixes
+# in flight (2 threads x CONNECTIONS x BATCH), no vehicle then has fixes in two requests at once. With times, fixes
+# of one vehicle in two requests at once arrive out of order, and a late fix rewrites its route (Docs/HTTP.md,
+# "Fixes with times"), so the cost of times alone is measured with ORDER=round.
+#
 # With TIMES=1 every position has a time: the fleet file's tracks have coordTimes (one a second, from
 # 2026-09-21T11:06:40Z), and the wrk phases send fix objects {"lon":…,"lat":…,"t":…}, each vehicle's a second after
 # its last; the serial phases (3, 4), which send positions without times, are left out.
 #
 # Environment: ROUTETILES_BIN (else the release binary is built into .build-bench), DURATION (10), CONNECTIONS (64),
-# POINTS (500), PORT (18500), BATCH (0), TIMES (0). Default workdir /work/bench-fleet: on the disk, as the SQLite file
+# POINTS (500), PORT (18500), BATCH (0), TIMES (0), ORDER (random). Default workdir /work/bench-fleet: on the disk, as the SQLite file
 # (fleet.db there, removed before each run) must be for its fsyncs to count. Generated files are kept there, by
 # (vehicles, points). A postgres URL is used as it is: its routes table is neither emptied before nor after.
 # Everything goes to 127.0.0.1; the server is stopped at the end and on any exit.
@@ -169,6 +174,7 @@ wrk_phase() { # label, fixes per request (0: one per POST /routes/veh-K/points)
     probe=$!
   fi
   FLEET_VEHICLES=$vehicles FLEET_THREADS=$threads FLEET_BATCH=$b FLEET_TOKEN=$token FLEET_ENDS=$ends FLEET_T0=$t0 \
+    FLEET_ORDER=${ORDER:-random} \
     FLEET_ENDS_OUT="$work/ends-$label" \
     wrk -t$threads -c"$connections" -d"${duration}s" --timeout 10s --latency -s Benchmarks/scripts/fleet_appends.lua \
     "http://127.0.0.1:$port" >"$out" 2>&1 || { cat "$out" >&2; exit 1; }
@@ -198,8 +204,11 @@ wrk_phase appends 0
 
 if [ "$batch" -gt 0 ]; then
   read -r lon lat _ < "$ends"
+  probe_fix="[$lon,$lat]"
+  # With times, a fix object after the last phase's fixes and before the next's.
+  [ "$times" = 1 ] && probe_fix="{\"lon\":$lon,\"lat\":$lat,\"t\":$((phase_time - 1))}"
   code=$(curl -s -o "$work/batch-probe.txt" -w '%{http_code}' -X POST -H "Authorization: Bearer $token" \
-    -H 'Content-Type: application/json' --data-binary "{\"veh-0\":[[$lon,$lat]]}" \
+    -H 'Content-Type: application/json' --data-binary "{\"veh-0\":[$probe_fix]}" \
     "http://127.0.0.1:$port/routes/points")
   case $code in
     404|405) echo "$tag batch endpoint: not available (POST /routes/points answered $code)" ;;
