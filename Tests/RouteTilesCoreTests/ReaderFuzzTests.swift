@@ -1,12 +1,16 @@
+import Foundation
 import Testing
 import RouteTiles
 import RouteTilesCoreTestSupport
 
 /// Mutation fuzzing: small valid samples of each format, mutated at random (bytes flipped, replaced, inserted,
 /// deleted, cut short, spans duplicated); every reader must return or throw an `InputError`, never crash or hang.
-/// 100,000 cases per format, seeded so that a failure repeats.
+/// 25,000 cases per format, seeded so that a failure repeats; `ROUTETILES_FUZZ_CASES=N` runs N (the same first
+/// 25,000 and more). The default keeps the suite at about 10 s of CPU in a debug build: at 100,000 it was the
+/// costliest suite of the core's tests (43 s of CPU), in the burst of suites that opens every test run.
 @Suite struct ReaderFuzzTests {
-    static let casesPerFormat = 100_000
+    static let casesPerFormat = ProcessInfo.processInfo.environment["ROUTETILES_FUZZ_CASES"].flatMap(Int.init)
+        .map { max($0, 1) } ?? 25_000
 
     static let seeds: [InputFormat: [String]] = [
         .polyline: ["a\t_p~iF~ps|U_ulLnnqC_mqNvxq`@\n_p~iF~ps|U_ulLnnqC\n", "_ibE_seK_seK_seK\n"],
