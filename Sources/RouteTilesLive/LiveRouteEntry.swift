@@ -53,6 +53,11 @@ struct LiveRouteEntry: Sendable {
                 == route.trimmed % TrackRetention.blockStep
     }
 
+    /// For a route with times, the time of its next-to-last position in Unix seconds (`previousFix`).
+    static func previousFixTime(of route: Route) -> Double? {
+        route.times.flatMap { $0.count >= 2 ? Double($0[$0.count - 2]) / 1000 : nil }
+    }
+
     init(route: Route, lastFix: Double?, tiler: RouteTiler) {
         header = route
         header.parts = []
@@ -60,7 +65,7 @@ struct LiveRouteEntry: Sendable {
         lastPosition = route.parts.last?.last
         previousPosition = route.parts.last.flatMap { $0.count >= 2 ? $0[$0.count - 2] : nil }
         self.lastFix = lastFix
-        previousFix = previousPosition == nil ? nil : route.times.flatMap { $0.count >= 2 ? Double($0[$0.count - 2]) / 1000 : nil }
+        previousFix = previousPosition == nil ? nil : Self.previousFixTime(of: route)
         firstTime = route.times?.first
         pointCount = route.pointCount
         self.tiler = tiler

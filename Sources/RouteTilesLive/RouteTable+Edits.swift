@@ -63,7 +63,7 @@ extension RouteTable {
             entry.pointCount = route.pointCount
             entry.firstTime = route.times?.first
             entry.lastFix = lastFix
-            entry.previousFix = route.times.flatMap { $0.count >= 2 ? Double($0[$0.count - 2]) / 1000 : nil }
+            entry.previousFix = LiveRouteEntry.previousFixTime(of: route)
             entry.place(options: options)
             return (entry.chunk, entry.slot, tiler, entry.position, dropped)
         }

@@ -47,3 +47,13 @@ def render(url, screenshot, script, width=1000, height=700):
         return result
     finally:
         driver.quit()
+
+
+def wait_for(driver, script, seconds, step=0.05):
+    """Polls `script` (a JS expression) until it is truthy or `seconds` have passed; returns its last value."""
+    start = time.time()
+    while True:
+        value = driver.execute_script("return " + script)
+        if value or time.time() - start > seconds:
+            return value
+        time.sleep(step)

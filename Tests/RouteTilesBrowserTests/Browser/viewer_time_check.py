@@ -12,7 +12,6 @@ Usage: viewer_time_check.py URL OUTPUT_FOLDER FROM_S TO_S
 """
 import json
 import sys
-import time
 
 import chromium
 
@@ -23,12 +22,7 @@ js = driver.execute_script
 
 
 def wait_for(script, seconds, step=0.05):
-    start = time.time()
-    while True:
-        value = js("return " + script)
-        if value or time.time() - start > seconds:
-            return value
-        time.sleep(step)
+    return chromium.wait_for(driver, script, seconds, step)
 
 
 def rendered():
