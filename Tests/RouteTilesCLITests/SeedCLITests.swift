@@ -112,6 +112,12 @@ import RouteTilesTestSupport
         return 0
     }
 
+    /// The retries a seed job's closing report counts ("…, 2 retries").
+    static func reportedRetries(_ report: String) -> Int {
+        guard let range = report.range(of: #"(\d+) retries"#, options: .regularExpression) else { return 0 }
+        return Int(report[range].split(separator: " ")[0]) ?? 0
+    }
+
     func checkpointLines(_ path: String) throws -> [String] {
         let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         return text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
@@ -128,7 +134,7 @@ import RouteTilesTestSupport
         let done = tmp.path("done.txt")
         try await TestServer.with(.routes(routes, options: options)) { server in
             let arguments = ["seed", input, "--maxzoom", "16", "--url", server.base + "/tiles/{z}/{x}/{y}.mvt",
-                             "--checkpoint", done, "--concurrency", "1", "--rate", "100", "--quiet"]
+                             "--checkpoint", done, "--concurrency", "1", "--rate", "100", "--quiet", "--timeout", "300"]
             let process = Process()
             process.executableURL = URL(fileURLWithPath: ExternalTool.routetiles)
             process.arguments = arguments
@@ -149,7 +155,7 @@ import RouteTilesTestSupport
             #expect(dryRunCounts(left.text).total == cover.count - before.count, "\(left.text) \(left.stderr)")
 
             let resumed = try await routetiles(["seed", input, "--maxzoom", "16", "--url", server.base + "/tiles/{z}/{x}/{y}.mvt",
-                                                "--checkpoint", done, "--concurrency", "4"])
+                                                "--checkpoint", done, "--concurrency", "4", "--timeout", "300"])
             #expect(resumed.status == 0, "\(resumed.stderr)")
             #expect(resumed.stderr.contains("\(cover.count - before.count) tiles warmed, 0 failed, \(before.count) skipped"),
                     "\(resumed.stderr)")
@@ -158,10 +164,14 @@ import RouteTilesTestSupport
             #expect(after.count == cover.count)
             #expect(Array(after.prefix(before.count)) == before)
             #expect(Set(after.compactMap { TileID($0) }) == cover)
-            // The server saw each tile once, plus at most the one request in flight when the job was killed.
+            // The server saw each tile once, plus at most the one request in flight when the job was killed and the
+            // retries the resumed job reports (a request that outlived its timeout, on a machine busy with every other
+            // suite, still reaches the server; the long timeouts above make that rare).
+            let retried = Self.reportedRetries(resumed.stderr)
             let metrics = try await server.get("/metrics").text
             let requests = Self.metric(metrics, "routetiles_tile_cache_misses_total") + Self.metric(metrics, "routetiles_tile_cache_hits_total")
-            #expect(requests >= cover.count && requests <= cover.count + 1, "\(requests) requests for \(cover.count) tiles")
+            #expect(requests >= cover.count && requests <= cover.count + 1 + retried,
+                    "\(requests) requests for \(cover.count) tiles, \(retried) retries: \(resumed.stderr)")
 
             // Once the checkpoint holds everything, a run requests nothing.
             let idle = try await routetiles(arguments)
