@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         // `swift package generate-documentation --target RouteTiles`: the library's documentation catalog.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -70,6 +72,13 @@ let package = Package(
         .target(name: "RouteTiles", dependencies: [
             "RouteTilesModel", "RouteTilesGeo", "RouteTilesInput", "RouteTilesTiling", "RouteTilesBuild",
             "RouteTilesSQLite", "RouteTilesStores", "RouteTilesRouteStore", "RouteTilesLive", "RouteTilesServing",
+        ]),
+        // Who may read and write what: credentials (JWTs verified with vapor/jwt-kit, the write token), the grants they
+        // carry, signed tile URLs, rate limits and the audit log. No HTTP dependency: the server asks it questions.
+        .target(name: "RouteTilesAccess", dependencies: [
+            "RouteTilesModel",
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The HTTP layer over the core: tiles on demand, live routes, the viewer, metrics.
         .target(name: "RouteTilesServer", dependencies: [
@@ -158,6 +167,13 @@ let package = Package(
         .testTarget(name: "RouteTilesCoreTests", dependencies: [
             "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesModel", "RouteTilesGeo", "RouteTilesInput",
             "RouteTilesTiling", "RouteTilesStores", "RouteTilesRouteStore", "RouteTilesLive",
+        ]),
+        // Credentials and grants: JWTs made here with jwt-kit and by hand (alg none, algorithm confusion, tampering).
+        .testTarget(name: "RouteTilesAccessTests", dependencies: [
+            "RouteTilesAccess", "RouteTilesModel",
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         // The HTTP layer on loopback ports with a real client; seeding and purging against scripted servers.
         .testTarget(name: "RouteTilesServerTests", dependencies: [

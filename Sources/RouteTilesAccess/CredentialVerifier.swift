@@ -1,0 +1,234 @@
+import Foundation
+import JWTKit
+import Synchronization
+
+/// Turns a credential into what it grants: the write token into full access, a JWT into the grant of its claims
+/// (`RouteTilesClaims`), anything else into a refusal.
+///
+/// A JWT is verified with jwt-kit against the configured keys, and refused when:
+/// - its header's `alg` is `none`, unknown, or not one the keys can verify: HS256 tokens meet only the HS256
+///   secret and the asymmetric algorithms only the JWKS keys, so that a token signed with a public key as an HMAC
+///   secret (algorithm confusion) never reaches a public key, and a JWKS key with its own `alg` verifies that one;
+/// - its signature does not verify;
+/// - it has no `exp`, or `exp` has passed, or `nbf` is still ahead, each with `leeway` seconds of clock skew;
+/// - `--jwt-audience` is set and `aud` does not include it, or `--jwt-issuer` is set and `iss` differs.
+///
+/// Verified tokens are remembered (`VerifiedTokenCache`) for at most a minute, and forgotten at once when the keys
+/// are reloaded: a revoked key's tokens stop working on the next request after the reload.
+public final class CredentialVerifier: Sendable {
+    public struct Settings: Sendable, Equatable {
+        /// `aud` must include this, when set (`--jwt-audience`).
+        public var audience: String?
+        /// `iss` must equal this, when set (`--jwt-issuer`).
+        public var issuer: String?
+        /// Clock skew allowed on `exp` and `nbf`, in seconds.
+        public var leeway: Int64 = 60
+
+        public init(audience: String? = nil, issuer: String? = nil, leeway: Int64 = 60) {
+            self.audience = audience
+            self.issuer = issuer
+            self.leeway = leeway
+        }
+    }
+
+    /// The keys in use and jwt-kit's collections made from them.
+    struct Loaded: Sendable {
+        var keys: CredentialKeys
+        var hmac: JWTKeyCollection?
+        var jwks: JWTKeyCollection?
+        /// Per JWKS key id, the algorithms its key may verify.
+        var jwksAlgorithms: [String: Set<String>]
+        /// Bumped on every reload.
+        var generation: Int
+    }
+
+    public let settings: Settings
+    private let loaded: Mutex<Loaded>
+    public let cache: VerifiedTokenCache
+    /// The time, in Unix seconds (a parameter for tests).
+    private let now: @Sendable () -> Int64
+
+    public init(keys: CredentialKeys, settings: Settings = Settings(), cache: VerifiedTokenCache = VerifiedTokenCache(),
+                now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) async throws {
+        self.settings = settings
+        self.cache = cache
+        self.now = now
+        loaded = Mutex(try await Self.load(keys, generation: 0))
+    }
+
+    /// The keys in use.
+    public var keys: CredentialKeys { loaded.withLock { $0.keys } }
+
+    /// Uses `keys` from now on; the tokens verified with the old ones are forgotten. Throws, keeping the old keys,
+    /// when the new ones cannot be used (a JWKS that does not read).
+    public func reload(_ keys: CredentialKeys) async throws {
+        let generation = loaded.withLock { $0.generation } + 1
+        let fresh = try await Self.load(keys, generation: generation)
+        loaded.withLock { $0 = fresh }
+        cache.removeAll(generation: generation)
+    }
+
+    static func load(_ keys: CredentialKeys, generation: Int) async throws -> Loaded {
+        var hmac: JWTKeyCollection?
+        if let secret = keys.hmacSecret {
+            let collection = JWTKeyCollection()
+            await collection.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+            hmac = collection
+        }
+        var jwks: JWTKeyCollection?
+        var algorithms: [String: Set<String>] = [:]
+        if let text = keys.jwks {
+            let set: JWKS
+            do {
+                set = try JSONDecoder().decode(JWKS.self, from: Data(text.utf8))
+            } catch {
+                throw KeyProblem("the JWKS does not read as {\"keys\": [...]}: \(error)")
+            }
+            guard !set.keys.isEmpty else { throw KeyProblem("the JWKS holds no key") }
+            let collection = JWTKeyCollection()
+            for (index, key) in set.keys.enumerated() {
+                guard let kid = key.keyIdentifier?.string else { throw KeyProblem("JWKS key \(index) has no kid") }
+                guard key.privateExponent == nil else {
+                    throw KeyProblem("JWKS key \(kid) holds a private key; give the public keys only")
+                }
+                let allowed = Self.algorithms(of: key)
+                guard !allowed.isEmpty else {
+                    throw KeyProblem("JWKS key \(kid): key type \(key.keyType.rawValue) verifies none of RS256, PS256, ES256 or EdDSA")
+                }
+                do {
+                    try await collection.add(jwk: key)
+                } catch {
+                    throw KeyProblem("JWKS key \(kid) cannot be used: \(error)")
+                }
+                algorithms[kid] = allowed
+            }
+            jwks = collection
+        }
+        return Loaded(keys: keys, hmac: hmac, jwks: jwks, jwksAlgorithms: algorithms, generation: generation)
+    }
+
+    /// The algorithms a JWKS key may verify: its own `alg` when it names one, else those of its key type.
+    static func algorithms(of key: JWK) -> Set<String> {
+        let byType: Set<String>
+        switch key.keyType.rawValue {
+        case "RSA": byType = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512"]
+        case "EC": byType = ["ES256", "ES384", "ES512"]
+        case "OKP": byType = ["EdDSA"]
+        default: byType = []
+        }
+        guard let alg = key.algorithm?.rawValue else { return byType }
+        return byType.contains(alg) ? [alg] : []
+    }
+
+    /// The grant of a credential already verified and still good, without waiting: the fast path's question.
+    public func cachedGrant(for token: String) -> AccessGrant? {
+        cache.grant(for: token, now: now())
+    }
+
+    /// What `token` grants, or why it is refused.
+    public func grant(for token: String) async -> Result<AccessGrant, CredentialRefusal> {
+        let time = now()
+        if let known = cache.grant(for: token, now: time) { return .success(known) }
+        let state = loaded.withLock { $0 }
+        if let writeToken = state.keys.writeToken, Self.constantTimeEqual(Array(token.utf8), Array(writeToken.utf8)) {
+            return .success(.full)
+        }
+        guard state.keys.verifiesJWTs else {
+            return .failure(CredentialRefusal(
+                "the credential is not the write token (this server verifies no JWT: no --jwt-secret-file or --jwks)"))
+        }
+        guard token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2 else {
+            return .failure(CredentialRefusal("the credential is neither the write token nor a JWT"))
+        }
+        switch await verify(token, with: state, now: time) {
+        case let .success(claims):
+            let grant = claims.grant
+            cache.insert(token, grant: grant, expires: claims.exp.map { Int64($0.value.timeIntervalSince1970) },
+                         now: time, generation: state.generation)
+            return .success(grant)
+        case let .failure(refusal):
+            return .failure(refusal)
+        }
+    }
+
+    /// The claims of a JWT whose header, signature and times are good.
+    func verify(_ token: String, with state: Loaded, now time: Int64) async -> Result<RouteTilesClaims, CredentialRefusal> {
+        guard let header = JOSEHeader(token: token) else {
+            return .failure(CredentialRefusal("the JWT's header does not read (base64url JSON with \"alg\")"))
+        }
+        let collection: JWTKeyCollection
+        switch header.alg {
+        case "none":
+            return .failure(CredentialRefusal("the JWT is unsigned (alg none); only signed tokens are accepted"))
+        case "HS256":
+            guard let hmac = state.hmac else {
+                return .failure(CredentialRefusal("the JWT is signed with HS256, and this server has no HS256 secret (--jwt-secret-file)"))
+            }
+            collection = hmac
+        default:
+            guard let jwks = state.jwks else {
+                return .failure(CredentialRefusal("the JWT is signed with \(header.alg), which this server does not verify"
+                    + (state.hmac == nil ? "" : " (its secret is for HS256)")))
+            }
+            if let kid = header.kid {
+                guard let allowed = state.jwksAlgorithms[kid] else {
+                    return .failure(CredentialRefusal("the JWT names key \(kid), which is not in the JWKS"))
+                }
+                guard allowed.contains(header.alg) else {
+                    return .failure(CredentialRefusal("the JWT is signed with \(header.alg), which key \(kid) does not verify"))
+                }
+            } else if !state.jwksAlgorithms.values.contains(where: { $0.contains(header.alg) }) {
+                return .failure(CredentialRefusal("the JWT is signed with \(header.alg), which no key of the JWKS verifies"))
+            }
+            collection = jwks
+        }
+        let claims: RouteTilesClaims
+        do {
+            // Without a kid, every key of the JWKS is tried (those of other algorithms fail at once).
+            claims = try await collection.verify(token, as: RouteTilesClaims.self, iteratingKeys: header.kid == nil)
+        } catch let error as JWTError where error.errorType == .signatureVerificationFailed {
+            return .failure(CredentialRefusal("the JWT's signature does not verify"))
+        } catch {
+            return .failure(CredentialRefusal("the JWT does not verify: \(Self.reason(error))"))
+        }
+        return check(claims, now: time).map { claims }
+    }
+
+    /// The checks of the claims: times with the leeway, audience, issuer.
+    func check(_ claims: RouteTilesClaims, now time: Int64) -> Result<Void, CredentialRefusal> {
+        guard let exp = claims.exp else { return .failure(CredentialRefusal("the JWT has no exp; every token must expire")) }
+        let expires = Int64(exp.value.timeIntervalSince1970)
+        guard time < expires + settings.leeway else {
+            return .failure(CredentialRefusal("the JWT expired at \(expires) (Unix seconds; now \(time), \(settings.leeway) s of skew allowed)"))
+        }
+        if let nbf = claims.nbf {
+            let notBefore = Int64(nbf.value.timeIntervalSince1970)
+            guard time + settings.leeway >= notBefore else {
+                return .failure(CredentialRefusal("the JWT is not valid before \(notBefore) (Unix seconds; now \(time), \(settings.leeway) s of skew allowed)"))
+            }
+        }
+        if let audience = settings.audience {
+            guard let aud = claims.aud, aud.value.contains(audience) else {
+                return .failure(CredentialRefusal("the JWT's aud does not include \(audience)"))
+            }
+        }
+        if let issuer = settings.issuer {
+            guard claims.iss?.value == issuer else { return .failure(CredentialRefusal("the JWT's iss is not \(issuer)")) }
+        }
+        return .success(())
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let jwt = error as? JWTError { return jwt.reason ?? "\(jwt.errorType)" }
+        return "\(error)"
+    }
+
+    /// Compares in a time that does not depend on where the bytes differ.
+    public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+        for i in 0..<max(a.count, b.count) {
+            difference |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
+        }
+        return difference == 0
+    }
+}
