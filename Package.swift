@@ -83,6 +83,7 @@ let package = Package(
         // The HTTP layer over the core: tiles on demand, live routes, the viewer, metrics.
         .target(name: "RouteTilesServer", dependencies: [
             "RouteTiles",
+            "RouteTilesAccess",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -90,6 +91,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
@@ -133,8 +135,10 @@ let package = Package(
             "RouteTilesSeed",
             "RouteTilesPurge",
             "RouteTilesPostgres",
+            "RouteTilesAccess",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Docs/Examples/EmbeddedServer's app, which is also a package of its own for users to copy: compiled here too, so

@@ -1,3 +1,5 @@
+import RouteTilesModel
+
 /// What one credential may do: read routes of some groups, write routes whose ids match some patterns.
 ///
 /// The server's write token grants everything (`full`); a JWT grants what its `read` and `write` claims name

@@ -1,3 +1,4 @@
+import RouteTilesModel
 import Foundation
 import JWTKit
 import Synchronization
@@ -31,15 +32,22 @@ public final class CredentialVerifier: Sendable {
         }
     }
 
-    /// The keys in use and jwt-kit's collections made from them.
+    /// The keys in use, checked, and jwt-kit's collections made from them on first use (`prepare()`).
     struct Loaded: Sendable {
         var keys: CredentialKeys
-        var hmac: JWTKeyCollection?
-        var jwks: JWTKeyCollection?
+        /// The JWKS's keys, decoded.
+        var jwk: [JWK]
         /// Per JWKS key id, the algorithms its key may verify.
         var jwksAlgorithms: [String: Set<String>]
         /// Bumped on every reload.
         var generation: Int
+        var collections: Collections?
+    }
+
+    /// jwt-kit's key collections: the HS256 secret's, the JWKS's.
+    struct Collections: Sendable {
+        var hmac: JWTKeyCollection?
+        var jwks: JWTKeyCollection?
     }
 
     public let settings: Settings
@@ -48,34 +56,41 @@ public final class CredentialVerifier: Sendable {
     /// The time, in Unix seconds (a parameter for tests).
     private let now: @Sendable () -> Int64
 
+    /// A verifier of credentials with `keys`. Throws `KeyProblem` for a JWKS that does not read or holds a key
+    /// that cannot verify; `prepare()` then makes the keys ready (and finds keys jwt-kit refuses).
     public init(keys: CredentialKeys, settings: Settings = Settings(), cache: VerifiedTokenCache = VerifiedTokenCache(),
-                now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) async throws {
+                now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
         self.settings = settings
         self.cache = cache
         self.now = now
-        loaded = Mutex(try await Self.load(keys, generation: 0))
+        loaded = Mutex(try Self.check(keys, generation: 0))
     }
 
     /// The keys in use.
     public var keys: CredentialKeys { loaded.withLock { $0.keys } }
 
+    /// Makes the keys ready for verification now rather than at the first token; throws `KeyProblem` for a key
+    /// jwt-kit cannot use.
+    public func prepare() async throws {
+        let state = loaded.withLock { $0 }
+        guard state.collections == nil else { return }
+        let collections = try await Self.collections(of: state)
+        loaded.withLock { if $0.generation == state.generation { $0.collections = collections } }
+    }
+
     /// Uses `keys` from now on; the tokens verified with the old ones are forgotten. Throws, keeping the old keys,
     /// when the new ones cannot be used (a JWKS that does not read).
     public func reload(_ keys: CredentialKeys) async throws {
         let generation = loaded.withLock { $0.generation } + 1
-        let fresh = try await Self.load(keys, generation: generation)
+        var fresh = try Self.check(keys, generation: generation)
+        fresh.collections = try await Self.collections(of: fresh)
         loaded.withLock { $0 = fresh }
         cache.removeAll(generation: generation)
     }
 
-    static func load(_ keys: CredentialKeys, generation: Int) async throws -> Loaded {
-        var hmac: JWTKeyCollection?
-        if let secret = keys.hmacSecret {
-            let collection = JWTKeyCollection()
-            await collection.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
-            hmac = collection
-        }
-        var jwks: JWTKeyCollection?
+    /// The keys decoded and checked: every JWKS key public, with a kid, of a type and `alg` that verify.
+    static func check(_ keys: CredentialKeys, generation: Int) throws -> Loaded {
+        var decoded: [JWK] = []
         var algorithms: [String: Set<String>] = [:]
         if let text = keys.jwks {
             let set: JWKS
@@ -85,7 +100,6 @@ public final class CredentialVerifier: Sendable {
                 throw KeyProblem("the JWKS does not read as {\"keys\": [...]}: \(error)")
             }
             guard !set.keys.isEmpty else { throw KeyProblem("the JWKS holds no key") }
-            let collection = JWTKeyCollection()
             for (index, key) in set.keys.enumerated() {
                 guard let kid = key.keyIdentifier?.string else { throw KeyProblem("JWKS key \(index) has no kid") }
                 guard key.privateExponent == nil else {
@@ -93,18 +107,36 @@ public final class CredentialVerifier: Sendable {
                 }
                 let allowed = Self.algorithms(of: key)
                 guard !allowed.isEmpty else {
-                    throw KeyProblem("JWKS key \(kid): key type \(key.keyType.rawValue) verifies none of RS256, PS256, ES256 or EdDSA")
+                    throw KeyProblem("JWKS key \(kid): key type \(key.keyType.rawValue)\(key.algorithm.map { " with alg \($0.rawValue)" } ?? "") verifies none of RS256, PS256, ES256 or EdDSA")
                 }
+                guard algorithms[kid] == nil else { throw KeyProblem("JWKS key id \(kid) is given twice") }
+                algorithms[kid] = allowed
+                decoded.append(key)
+            }
+        }
+        return Loaded(keys: keys, jwk: decoded, jwksAlgorithms: algorithms, generation: generation)
+    }
+
+    /// jwt-kit's collections of checked keys.
+    static func collections(of state: Loaded) async throws -> Collections {
+        var made = Collections()
+        if let secret = state.keys.hmacSecret {
+            let collection = JWTKeyCollection()
+            await collection.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+            made.hmac = collection
+        }
+        if !state.jwk.isEmpty {
+            let collection = JWTKeyCollection()
+            for key in state.jwk {
                 do {
                     try await collection.add(jwk: key)
                 } catch {
-                    throw KeyProblem("JWKS key \(kid) cannot be used: \(error)")
+                    throw KeyProblem("JWKS key \(key.keyIdentifier?.string ?? "?") cannot be used: \(error)")
                 }
-                algorithms[kid] = allowed
             }
-            jwks = collection
+            made.jwks = collection
         }
-        return Loaded(keys: keys, hmac: hmac, jwks: jwks, jwksAlgorithms: algorithms, generation: generation)
+        return made
     }
 
     /// The algorithms a JWKS key may verify: its own `alg` when it names one, else those of its key type.
@@ -140,7 +172,17 @@ public final class CredentialVerifier: Sendable {
         guard token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2 else {
             return .failure(CredentialRefusal("the credential is neither the write token nor a JWT"))
         }
-        switch await verify(token, with: state, now: time) {
+        var collections = state.collections
+        if collections == nil {
+            do {
+                try await prepare()
+            } catch {
+                return .failure(CredentialRefusal("the server's keys cannot verify tokens: \(error)"))
+            }
+            collections = loaded.withLock { $0.generation == state.generation ? $0.collections : nil }
+        }
+        guard let collections else { return .failure(CredentialRefusal("the server's keys changed while verifying; send it again")) }
+        switch await verify(token, with: state, collections: collections, now: time) {
         case let .success(claims):
             let grant = claims.grant
             cache.insert(token, grant: grant, expires: claims.exp.map { Int64($0.value.timeIntervalSince1970) },
@@ -152,7 +194,9 @@ public final class CredentialVerifier: Sendable {
     }
 
     /// The claims of a JWT whose header, signature and times are good.
-    func verify(_ token: String, with state: Loaded, now time: Int64) async -> Result<RouteTilesClaims, CredentialRefusal> {
+    func verify(_ token: String, with state: Loaded, collections: Collections, now time: Int64) async
+        -> Result<RouteTilesClaims, CredentialRefusal>
+    {
         guard let header = JOSEHeader(token: token) else {
             return .failure(CredentialRefusal("the JWT's header does not read (base64url JSON with \"alg\")"))
         }
@@ -161,14 +205,14 @@ public final class CredentialVerifier: Sendable {
         case "none":
             return .failure(CredentialRefusal("the JWT is unsigned (alg none); only signed tokens are accepted"))
         case "HS256":
-            guard let hmac = state.hmac else {
+            guard let hmac = collections.hmac else {
                 return .failure(CredentialRefusal("the JWT is signed with HS256, and this server has no HS256 secret (--jwt-secret-file)"))
             }
             collection = hmac
         default:
-            guard let jwks = state.jwks else {
+            guard let jwks = collections.jwks else {
                 return .failure(CredentialRefusal("the JWT is signed with \(header.alg), which this server does not verify"
-                    + (state.hmac == nil ? "" : " (its secret is for HS256)")))
+                    + (collections.hmac == nil ? "" : " (its secret is for HS256)")))
             }
             if let kid = header.kid {
                 guard let allowed = state.jwksAlgorithms[kid] else {

@@ -1,3 +1,4 @@
+import RouteTilesModel
 import JWTKit
 
 /// The claims of a RouteTiles JWT. `exp` is required; `nbf`, `aud`, `iss` and `sub` are checked or recorded when

@@ -23,6 +23,14 @@ extension LiveRouteSet {
         public func tile(z: Int, x: Int, y: Int, window: TimeWindow) throws(TileAddressError) -> [UInt8]? {
             try tilers.tile(z: z, x: x, y: y, window: window)
         }
+
+        /// The uncompressed MVT of one tile, cut to `window` when one is given (no position layer then), of the
+        /// routes of `groups` alone when given (`RouteGroup`).
+        public func tile(z: Int, x: Int, y: Int, window: TimeWindow?, groups: GroupScope?) throws(TileAddressError)
+            -> [UInt8]?
+        {
+            try tilers.tile(z: z, x: x, y: y, window: window, groups: groups)
+        }
     }
 
     /// What a change did.

@@ -65,10 +65,13 @@ package struct RouteTilerSet: Sendable {
     var pointCount: Int { chunks.reduce(0) { $0 + $1.tilers.reduce(0) { $0 + $1.projected.pointCount } } }
 
     /// The uncompressed MVT of one tile, or nil when no route has a feature in it. With `window`, the tile of that
-    /// span of time (`RouteTiler.tile(z:x:y:window:)`), without the position layer.
+    /// span of time (`RouteTiler.tile(z:x:y:window:)`), without the position layer. With `groups`, the tile of the
+    /// routes of those groups alone (`RouteGroup`): the features a set of their tilers alone would cut, the others'
+    /// features and positions absent (layers without features are left out, as always).
     ///
     /// - Throws: `TileAddressError` when z/x/y names no tile.
-    func tile(z: Int, x: Int, y: Int, window: TimeWindow? = nil) throws(TileAddressError) -> [UInt8]? {
+    func tile(z: Int, x: Int, y: Int, window: TimeWindow? = nil,
+              groups: GroupScope? = nil) throws(TileAddressError) -> [UInt8]? {
         let id = TileID(z: z, x: x, y: y)
         guard id.isValid else { throw TileAddressError(tile: id) }
         let box = WebMercator.bounds(of: id, extent: options.extent, buffer: options.buffer)
@@ -77,7 +80,7 @@ package struct RouteTilerSet: Sendable {
         for c in tree.search(box) {
             let chunk = chunks[c]
             let global = chunkLayerMaps[c]
-            for i in chunk.search(box) {
+            for i in chunk.search(box) where groups?.contains(chunk.groups[i]) ?? true {
                 let tiler = chunk.tilers[i]
                 let spans = tiler.spans(for: id)
                 guard !spans.isEmpty else { continue }
@@ -104,9 +107,10 @@ package struct RouteTilerSet: Sendable {
             var scratch = TileGeometry(kind: .point)
             var properties: [Property] = []
             for c in tree.search(box) {
-                for case let position? in chunks[c].positions
-                where position.add(to: &layers[slot], tile: id, box: box, extent: options.extent, scratch: &scratch,
-                                   properties: &properties) {
+                let chunk = chunks[c]
+                for (i, position) in chunk.positions.enumerated()
+                where groups?.contains(chunk.groups[i]) ?? true && position?.add(to: &layers[slot], tile: id, box: box, extent: options.extent, scratch: &scratch,
+                                   properties: &properties) == true {
                     added += 1
                 }
             }
@@ -118,6 +122,15 @@ package struct RouteTilerSet: Sendable {
     /// The metadata of the tiles of all the routes.
     package func metadata(name: String) -> TilesetMetadata {
         TilesetMetadata(name: name, options: options, routeSets: tilers.map(\.projected))
+    }
+
+    /// The metadata of the tiles of the routes of `groups` alone.
+    package func metadata(name: String, groups: GroupScope) -> TilesetMetadata {
+        var sets: [ProjectedRouteSet] = []
+        for chunk in chunks {
+            for (tiler, group) in zip(chunk.tilers, chunk.groups) where groups.contains(group) { sets.append(tiler.projected) }
+        }
+        return TilesetMetadata(name: name, options: options, routeSets: sets)
     }
 }
 
@@ -136,6 +149,8 @@ final class TilerChunk: Sendable {
     let layerNames: [String]
     /// Per tiler, the index in `layerNames` of each of its own layers.
     let layerMaps: [[Int]]
+    /// Per tiler, its route's group (`RouteGroup`), which group-limited tiles filter by.
+    let groups: [String]
 
     /// The chunk of `tilers`, with `positions` beside them (or none).
     convenience init(_ tilers: [RouteTiler], positions: [LivePosition?] = [], options: TilingOptions) {
@@ -147,7 +162,8 @@ final class TilerChunk: Sendable {
                 return names.count - 1
             }
         }
-        self.init(tilers, positions: positions, tree: PackedBoxTree(tilers.map(\.extent)), layerNames: names, layerMaps: maps)
+        self.init(tilers, positions: positions, tree: PackedBoxTree(tilers.map(\.extent)), layerNames: names, layerMaps: maps,
+                  groups: tilers.map(Self.group))
     }
 
     /// The chunk of `tilers` in place of `old`, where only the tilers in `slots` changed, each extended by an append
@@ -156,16 +172,25 @@ final class TilerChunk: Sendable {
     /// not the chunk's size.
     convenience init(_ tilers: [RouteTiler], positions: [LivePosition?], refitting old: TilerChunk, slots: [Int]) {
         let tree = old.tree.refitting(slots) { tilers[$0].extent }
-        self.init(tilers, positions: positions, tree: tree, layerNames: old.layerNames, layerMaps: old.layerMaps)
+        var groups = old.groups
+        for slot in slots { groups[slot] = Self.group(of: tilers[slot]) }
+        self.init(tilers, positions: positions, tree: tree, layerNames: old.layerNames, layerMaps: old.layerMaps,
+                  groups: groups)
     }
 
     private init(_ tilers: [RouteTiler], positions: [LivePosition?], tree: PackedBoxTree, layerNames: [String],
-                 layerMaps: [[Int]]) {
+                 layerMaps: [[Int]], groups: [String]) {
         self.tilers = tilers
         self.positions = positions
         self.tree = tree
         self.layerNames = layerNames
         self.layerMaps = layerMaps
+        self.groups = groups
+    }
+
+    /// The group of a tiler's route (a tiler holds one route).
+    static func group(of tiler: RouteTiler) -> String {
+        RouteGroup.of(tiler.projected.routeInfos.first?.properties ?? [])
     }
 
     /// The union of the tilers' extents.

@@ -1,14 +1,16 @@
 import Hummingbird
 import RouteTiles
+import RouteTilesAccess
 
 /// `POST /routes/points`: `{"id": [[lon, lat], …], …}`, every route's points appended in one transaction (with
 /// whatever else commits with it), each route's all or none. Answered once committed, with what was applied and
-/// what was refused, per id (`BatchAppendAnswer`): 200 when anything was applied, 422 when nothing was.
+/// what was refused, per id (`BatchAppendAnswer`): 200 when anything was applied, 422 when nothing was. The routes
+/// the credential may not write are refused with 403 and not looked at.
 extension RouteWriteEndpoints {
     /// The most routes one `POST /routes/points` may name.
     static let maxBatchRoutes = 10_000
 
-    func appendToMany(_ request: Request) async -> Response {
+    func appendToMany(_ request: Request, grant: AccessGrant) async -> Response {
         let body: [UInt8]
         switch await readBody(request) {
         case let .success(read): body = read
@@ -31,6 +33,11 @@ extension RouteWriteEndpoints {
         var dropped: [FixFilter.Dropped] = []
         var droppedInAll = FixFilter.Dropped()
         for (key, read) in lists {
+            guard grant.mayWrite(id: key) else {
+                metrics.writeForbidden()
+                answer.refused.append(.init(id: key, status: 403, error: "this credential may not write route \(key)"))
+                continue
+            }
             var points = read
             if case var .success(list) = points {
                 filterAgainstLastFix(key, &list)

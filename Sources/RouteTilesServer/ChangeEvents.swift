@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import RouteTiles
+import RouteTilesAccess
 import ServiceLifecycle
 import Synchronization
 
@@ -8,13 +9,34 @@ import Synchronization
 /// replica of a store), and the event written out once for every stream (the document's `ChangeEvent`: the generation of this
 /// server's routes, the routes changed, the tiles invalidated and any subtrees). A change across the world names
 /// hundreds of thousands of tiles: written per stream, through `JSONEncoder`, it held the threads every request needs.
+///
+/// Where reads are private, the event also knows each route's group, and a reader limited to some groups gets its
+/// own frame (`frame(for:)`): only the ids of its groups; the tiles when every id is of its groups, else no tile and
+/// the whole world as a subtree (refresh everything), since the tiles of one change are not told apart by route;
+/// and no event at all when none of the ids is of its groups.
 struct ChangeEvent: Sendable {
     var sequence: Int64
     /// `event: change`, the `id` and one `data` line of JSON, as the stream writes it.
     var frame: ByteBuffer
+    var generation: UInt64
+    var ids: [String]
+    /// Beside each id, its route's group, when known (`RouteGroupTracker`); nil when groups are not tracked.
+    var groups: [String?]?
+    var tiles: [TileID]
+    var subtrees: [TileID]
 
-    init(sequence: Int64, generation: UInt64, ids: [String], tiles: [TileID], subtrees: [TileID] = []) {
+    init(sequence: Int64, generation: UInt64, ids: [String], tiles: [TileID], subtrees: [TileID] = [],
+         groups: [String?]? = nil) {
         self.sequence = sequence
+        self.generation = generation
+        self.ids = ids
+        self.groups = groups
+        self.tiles = tiles
+        self.subtrees = subtrees
+        frame = Self.frame(sequence: sequence, generation: generation, ids: ids, tiles: tiles, subtrees: subtrees)
+    }
+
+    static func frame(sequence: Int64, generation: UInt64, ids: [String], tiles: [TileID], subtrees: [TileID]) -> ByteBuffer {
         var data = JSONObjectWriter()
         data.integer("generation", generation)
         data.strings("ids", ids)
@@ -26,7 +48,47 @@ struct ChangeEvent: Sendable {
         frame.writeString("event: change\nid: \(sequence)\ndata: ")
         frame.writeBytes(data.finished)
         frame.writeString("\n\n")
-        self.frame = frame
+        return frame
+    }
+
+    /// The frame a reader of `scope` gets; nil when the change is of none of its routes.
+    func frame(for scope: GroupScope) -> ByteBuffer? {
+        if scope.isAll { return frame }
+        guard let groups else { return nil }
+        var visible: [String] = []
+        for (id, group) in zip(ids, groups) where group.map(scope.contains) == true { visible.append(id) }
+        guard !visible.isEmpty else { return nil }
+        if visible.count == ids.count { return frame }
+        let world = TileID(z: 0, x: 0, y: 0)
+        return Self.frame(sequence: sequence, generation: generation, ids: visible, tiles: [], subtrees: [world])
+    }
+}
+
+/// The group of every live route, kept by the reader of changes so that an event of a route removed (whose group the
+/// routes no longer hold) can still be shown to the readers of its group, and to no other.
+final class RouteGroupTracker: Sendable {
+    private let known: Mutex<[String: String]>
+
+    /// Tracks the groups of `sync`'s routes from now on.
+    init(sync: LiveRouteSync) {
+        let routes = sync.routes.keyedRoutesWithoutPositions.routes
+        var known: [String: String] = [:]
+        known.reserveCapacity(routes.count)
+        for (key, route) in routes { known[key] = RouteGroup.of(route.properties) }
+        self.known = Mutex(known)
+    }
+
+    /// The group of each of `keys` after a change of them: a route's current group, or for a route removed the
+    /// group it had; nil for a route never seen.
+    func groups(of keys: [String], in routes: LiveRouteSet) -> [String?] {
+        keys.map { key in
+            if let route = routes.routeWithoutPositions(key) {
+                let group = RouteGroup.of(route.properties)
+                known.withLock { $0[key] = group }
+                return group
+            }
+            return known.withLock { $0.removeValue(forKey: key) }
+        }
     }
 }
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import RouteTiles
+import RouteTilesAccess
 
 /// `GET /events`: every change this server applies, as server-sent events (`text/event-stream`).
 ///
@@ -14,6 +15,8 @@ import RouteTiles
 /// - Event ids are store sequences, the same on every replica of a store, so a client that reconnects to another
 ///   replica with `Last-Event-ID` is told what it missed.
 /// - A comment every `heartbeat` keeps proxies from closing an idle stream.
+/// - A reader whose credential reads some groups only gets the events of their routes (`ChangeEvent.frame(for:)`),
+///   and a `resync` that names no ids (refresh everything).
 struct EventsEndpoint: Sendable {
     static let heartbeat = Duration.seconds(15)
 
@@ -22,11 +25,13 @@ struct EventsEndpoint: Sendable {
     let events: ChangeEvents
 
     var operations: [APIOperation] {
-        [APIOperation(.get, PathPattern("/events"), "streamEvents") { request, _ in await open(request) }]
+        [APIOperation(.get, PathPattern("/events"), "streamEvents") { request, context in
+            await open(request, groups: context.grant.read)
+        }]
     }
 
     /// The stream, opened with `hello` or `resync`.
-    func open(_ request: Request) async -> Response {
+    func open(_ request: Request, groups: GroupScope = .all) async -> Response {
         // Subscribed before the position is read: no change falls between the two.
         let stream = events.subscribe()
         let reached = sync.status.applied
@@ -34,7 +39,8 @@ struct EventsEndpoint: Sendable {
         let lastSeen = request.headers[.lastEventID].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         var opening: String
         if let lastSeen, lastSeen < reached {
-            let ids = await Self.changedKeys(after: lastSeen, upTo: reached, store: sync.store)
+            // The feed's keys carry no group: a limited reader refreshes everything it sees.
+            let ids = groups.isAll ? await Self.changedKeys(after: lastSeen, upTo: reached, store: sync.store) : nil
             opening = Self.event("resync", id: reached,
                                  data: EventData.Resync(generation: generation, ids: ids, sequence: reached))
         } else {
@@ -47,14 +53,14 @@ struct EventsEndpoint: Sendable {
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: first))
-            try await Self.stream(stream, after: reached, into: &writer)
+            try await Self.stream(stream, after: reached, groups: groups, into: &writer)
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: headers, body: body)
     }
 
     /// Writes every event after `sequence`, with heartbeats, until the stream ends.
-    private static func stream(_ stream: AsyncStream<ChangeEvent>, after sequence: Int64,
+    private static func stream(_ stream: AsyncStream<ChangeEvent>, after sequence: Int64, groups: GroupScope,
                                into writer: inout any ResponseBodyWriter) async throws {
         // Events and heartbeats wait here while the client reads slowly; past the events' own bound the stream ends
         // (the client comes back with Last-Event-ID and is told to resync) rather than dropping an event unseen.
@@ -80,8 +86,8 @@ struct EventsEndpoint: Sendable {
                 try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                 continue
             }
-            guard event.sequence > sequence else { continue }
-            try await writer.write(event.frame)
+            guard event.sequence > sequence, let frame = event.frame(for: groups) else { continue }
+            try await writer.write(frame)
         }
     }
 

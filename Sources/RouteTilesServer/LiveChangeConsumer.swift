@@ -22,15 +22,18 @@ final class LiveChangeConsumer: Service, Sendable {
     let expireLog: ExpireLog?
     let metrics: ServerMetrics
     let logger: Logger
+    /// Where reads are private, the groups of the routes, which each event then carries (`ChangeEvent.frame(for:)`).
+    let groups: RouteGroupTracker?
     private let observers = Mutex<[@Sendable (LiveRouteSet.Change) -> Void]>([])
     private let progress: Mutex<Progress>
 
     /// Subscribes at once, so that nothing applied before the service runs is missed; `eventLimit` events at most
     /// wait to be handed on (`LiveRouteSync.changes`).
     init(sync: LiveRouteSync, events: ChangeEvents, expireLog: ExpireLog?, metrics: ServerMetrics, logger: Logger,
-         eventLimit: Int = 1024) {
+         tracksGroups: Bool = false, eventLimit: Int = 1024) {
         self.sync = sync
         changes = sync.changes(eventLimit: eventLimit)
+        groups = tracksGroups ? RouteGroupTracker(sync: sync) : nil
         self.events = events
         self.expireLog = expireLog
         self.metrics = metrics
@@ -88,9 +91,11 @@ final class LiveChangeConsumer: Service, Sendable {
             count(badRows: applied.badRows, badRowCount: applied.badRows.count, changes: applied.changeCount,
                   duration: applied.duration)
             let change = applied.change
+            // Tracked whether or not a stream is open, so that the groups of routes removed stay known.
+            let groupsOfKeys = groups?.groups(of: change.keys, in: sync.routes)
             events.publish {
                 ChangeEvent(sequence: applied.sequences.upperBound, generation: change.generation, ids: change.keys,
-                            tiles: change.invalidated, subtrees: change.subtrees)
+                            tiles: change.invalidated, subtrees: change.subtrees, groups: groupsOfKeys)
             }
         case let .gap(gap):
             metrics.changeFeedGaps.increment()

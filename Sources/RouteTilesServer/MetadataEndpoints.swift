@@ -31,10 +31,10 @@ struct MetadataEndpoints: Sendable {
             _, context in asset(context.parameters.tail)
         }
         operations += APIOperation.page("/tiles.json", "getTileJSON") { request, context in
-            tileJSON(baseURL: baseURL(request, mountPath: context.mountPath))
+            tileJSON(baseURL: baseURL(request, mountPath: context.mountPath), groups: context.grant.read)
         }
         operations += APIOperation.page("/style.json", "getStyle") { request, context in
-            style(baseURL: baseURL(request, mountPath: context.mountPath))
+            style(baseURL: baseURL(request, mountPath: context.mountPath), groups: context.grant.read)
         }
         operations += APIOperation.page("/health", "getHealth") { _, _ in health() }
         operations += APIOperation.page("/health/live", "getLiveness") { _, _ in HTTPAnswers.json(ProbeAnswer(status: "ok")) }
@@ -65,16 +65,21 @@ struct MetadataEndpoints: Sendable {
                                  headers: [.cacheControl: "no-cache"])
     }
 
-    /// `GET /tiles.json`: TileJSON 3.0.0 with absolute tile URLs.
-    func tileJSON(baseURL: String) -> Response {
-        let metadata = backend.metadata(name: name)
+    /// `GET /tiles.json`: TileJSON 3.0.0 with absolute tile URLs; for a reader limited to some groups, the
+    /// bounds, layers and fields of their routes alone.
+    func tileJSON(baseURL: String, groups: GroupScope = .all) -> Response {
+        guard let metadata = backend.metadata(name: name, groups: groups) else {
+            return HTTPAnswers.error(.forbidden, GroupsUnavailable().description)
+        }
         return HTTPAnswers.bytes(metadata.tileJSON(baseURL: baseURL + "/tiles"), contentType: "application/json",
                                  headers: [.cacheControl: "no-cache"])
     }
 
-    /// `GET /style.json`: a MapLibre style over this server's tiles.
-    func style(baseURL: String) -> Response {
-        let metadata = backend.metadata(name: name)
+    /// `GET /style.json`: a MapLibre style over this server's tiles (as `tileJSON` for a limited reader).
+    func style(baseURL: String, groups: GroupScope = .all) -> Response {
+        guard let metadata = backend.metadata(name: name, groups: groups) else {
+            return HTTPAnswers.error(.forbidden, GroupsUnavailable().description)
+        }
         var response = HTTPAnswers.json(StyleDocument.make(metadata: metadata, baseURL: baseURL,
                                                            positionLayer: backend.live?.routes.options.positionLayer))
         response.headers[.cacheControl] = "no-cache"
@@ -86,11 +91,14 @@ struct MetadataEndpoints: Sendable {
         let usage = cache.usage
         var body = HealthAnswer(status: "ok", cache: HealthAnswer.Cache(tiles: usage.tiles, bytes: usage.bytes))
         if let sync = backend.live {
-            let snapshot = sync.routes.snapshot
-            body.routes = snapshot.routeCount
-            body.points = snapshot.pointCount
-            body.generation = snapshot.generation
-            body.coversPending = sync.routes.routesWithoutCover
+            // Open to all, so where reads are private it counts no route and no point.
+            if configuration.read == .public {
+                let snapshot = sync.routes.snapshot
+                body.routes = snapshot.routeCount
+                body.points = snapshot.pointCount
+                body.generation = snapshot.generation
+                body.coversPending = sync.routes.routesWithoutCover
+            }
             let status = sync.status
             var store = HealthAnswer.Store(
                 name: sync.store.displayName, durable: sync.store.isDurable, reachable: status.reachable,

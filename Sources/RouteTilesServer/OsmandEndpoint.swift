@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RouteTiles
+import RouteTilesAccess
 
 /// `GET` and `POST /osmand`: one fix in the protocol Traccar Client and OsmAnd's online tracking speak, so that a
 /// phone with either app feeds a route without any code. Fields come as query parameters or as an
@@ -11,14 +12,15 @@ import RouteTiles
 ///   `yyyy-MM-dd HH:mm:ss` read as UTC; when missing, the time the server received the fix;
 /// - `speed` (knots, as those apps send it), `bearing` (degrees): checked; `altitude`, `accuracy`, `hdop`, `batt`
 ///   and any other field: ignored; `valid=false` (or `0`): the fix is dropped, and counted as invalid;
-/// - `token`: the write token, for apps that cannot set an `Authorization` header (which is taken too).
+/// - `token`: the credential (the write token or a JWT that may write the id), for apps that cannot set an
+///   `Authorization` header (which is taken too, and wins).
 ///
 /// The fix is written as `POST /routes/{id}/points` writes a fix object with its time: into a route with times, in
 /// time order, once (a resent fix is a duplicate), 409 for a route without times. An unknown id is a 404, or with
 /// `ServerConfiguration.createRoutesFromFixes` a new route: a line of the fix twice, at its time.
 struct OsmandEndpoint: Sendable {
     let writes: RouteWriteEndpoints
-    let authorization: WriteAuthorization
+    let access: AccessControl
 
     var operations: [APIOperation] {
         [
@@ -37,8 +39,10 @@ struct OsmandEndpoint: Sendable {
             case let .failure(refusal): return refusal.response
             }
         }
-        if let refusal = authorization.refusal(of: request, tokenField: fields.last { $0.name == "token" }?.value) {
-            return refusal
+        let grant: AccessGrant
+        switch await access.writeGrant(of: request, field: fields.last { $0.name == "token" }?.value) {
+        case let .failure(refusal): return refusal.response
+        case let .success(granted): grant = granted
         }
         let fix: OsmandFix
         do {
@@ -47,6 +51,7 @@ struct OsmandEndpoint: Sendable {
         } catch {
             return HTTPAnswers.error(.badRequest, "\(error)")
         }
+        if let refusal = writes.refusal(fix.id, grant) { return refusal }
         var points = [fix.position]
         var times: [Int64]? = [fix.time]
         var dropped = writes.configuration.fixFilter.filter(&points, times: &times)

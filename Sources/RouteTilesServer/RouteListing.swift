@@ -1,5 +1,6 @@
 import Foundation
 import RouteTiles
+import RouteTilesAccess
 import Synchronization
 
 /// `GET /routes`: the routes of a live server as the viewer's list shows them, in feature order.
@@ -25,21 +26,27 @@ final class RouteListing: Sendable {
     static let stepLayers: Set<String> = [DirectionsReader.stepsLayer, DirectionsReader.maneuversLayer]
 
     /// The listing as JSON: `{"generation": g, "routes": [...]}`; only the entries of `keys` (and of the routes
-    /// whose steps are among them) when it is given.
+    /// whose steps are among them) when it is given, and of the routes of `groups` when it is given (a reader
+    /// whose credential reads those groups: the others are left out as if they did not exist).
     /// The positions of routes are read from the store (the live set does not keep them), only for the summaries
     /// not kept yet and for steps; throws what the store throws, and an encoding error for a length that is not a
     /// finite number.
-    func body(of sync: LiveRouteSync, keys: Set<String>?) async throws -> [UInt8] {
-        let (generation, routes) = sync.routes.keyedRoutesWithoutPositions
-        if keys == nil, let cached = cached.withLock({ $0 }), cached.generation == generation { return cached.body }
-        let entries = try await self.entries(of: routes, sync: sync, keys: keys)
+    func body(of sync: LiveRouteSync, keys: Set<String>?, groups: GroupScope? = nil) async throws -> [UInt8] {
+        let groups = groups?.isAll == true ? nil : groups
+        var (generation, routes) = sync.routes.keyedRoutesWithoutPositions
+        let whole = keys == nil && groups == nil
+        if whole, let cached = cached.withLock({ $0 }), cached.generation == generation { return cached.body }
+        if let groups { routes.removeAll { !groups.contains(RouteGroup.of($0.route.properties)) } }
+        let entries = try await self.entries(of: routes, sync: sync, keys: keys, whole: whole)
         let body = try JSONBody.bytes(RouteListAnswer(generation: generation, routes: entries)) + [0x0a]
-        if keys == nil { cached.withLock { $0 = Cached(generation: generation, body: body) } }
+        if whole { cached.withLock { $0 = Cached(generation: generation, body: body) } }
         return body
     }
 
+    /// The entries of `routes`; `whole` when they are all the routes, whose summaries then replace those kept
+    /// (a part adds its own to them).
     private func entries(of routes: [(key: String, route: Route)], sync: LiveRouteSync,
-                         keys: Set<String>?) async throws -> [RouteListAnswer.Entry] {
+                         keys: Set<String>?, whole: Bool) async throws -> [RouteListAnswer.Entry] {
         let defaultLayer = sync.routes.options.layerName
         // The readers write each route's steps and maneuvers just before the route: a step's route is the nearest
         // later directions route with its `route_index`. Found walking backwards.
@@ -109,7 +116,9 @@ final class RouteListing: Sendable {
             entryIndex[key] = entries.count
             entries.append(entry)
         }
-        summaries.withLock { $0 = fresh }
+        summaries.withLock { kept in
+            if whole { kept = fresh } else { kept.merge(fresh) { _, new in new } }
+        }
         for (parent, byIndex) in steps {
             guard let at = entryIndex[parent] else { continue }
             entries[at].steps = byIndex.keys.sorted().compactMap { byIndex[$0] }

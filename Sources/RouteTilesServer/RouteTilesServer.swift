@@ -81,6 +81,10 @@ public struct RouteTilesServer: Sendable {
             services.append(StoreFollower(sync: sync))
             services.append(CoverFiller(routes: sync.routes))
         }
+        if let source = state.configuration.credentialKeySource {
+            services.append(KeyReloader(verifier: state.verifier, source: source,
+                                        interval: state.configuration.keyReloadInterval, logger: state.logger))
+        }
         services.append(ChangeEventsCloser(events: state.events))
         return services
     }

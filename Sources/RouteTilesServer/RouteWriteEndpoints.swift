@@ -1,9 +1,11 @@
 import Hummingbird
 import RouteTiles
+import RouteTilesAccess
 
 /// The writes of live routes: `POST /routes`, `PUT` and `DELETE /routes/{id}`, `POST /routes/{id}/points` and the
 /// batch `POST /routes/points` (`BatchAppendEndpoint.swift`). Each is committed to the route store and answered once
-/// committed; the dispatch table lets only requests with the write token reach them (`WriteAuthorization`).
+/// committed; the dispatch table lets only requests with a credential that writes reach them (`AccessControl`), and
+/// each writes only the routes whose ids the credential's grant names (403 for others, listed in a batch).
 struct RouteWriteEndpoints: Sendable {
     let sync: LiveRouteSync
     let configuration: ServerConfiguration
@@ -13,25 +15,42 @@ struct RouteWriteEndpoints: Sendable {
 
     var operations: [APIOperation] {
         [
-            APIOperation(.post, PathPattern("/routes"), "createRoutes") { request, _ in await createRoutes(request) },
-            APIOperation(.post, PathPattern("/routes/points"), "appendToRoutes") { request, _ in
-                await appendToMany(request)
+            APIOperation(.post, PathPattern("/routes"), "createRoutes") { request, context in
+                await createRoutes(request, grant: context.grant)
+            },
+            APIOperation(.post, PathPattern("/routes/points"), "appendToRoutes") { request, context in
+                await appendToMany(request, grant: context.grant)
             },
             APIOperation(.put, PathPattern("/routes/{id}"), "replaceRoute") { request, context in
-                await replaceRoute(request, key: context.parameters.decoded("id"))
+                let key = context.parameters.decoded("id")
+                if let refused = refusal(key, context.grant) { return refused }
+                return await replaceRoute(request, key: key)
             },
             APIOperation(.delete, PathPattern("/routes/{id}"), "deleteRoute") { _, context in
-                await commit(.remove(key: context.parameters.decoded("id")), created: false)
+                let key = context.parameters.decoded("id")
+                if let refused = refusal(key, context.grant) { return refused }
+                return await commit(.remove(key: key), created: false)
             },
             APIOperation(.post, PathPattern("/routes/{id}/points"), "appendToRoute") { request, context in
-                await appendToRoute(request, key: context.parameters.decoded("id"))
+                let key = context.parameters.decoded("id")
+                if let refused = refusal(key, context.grant) { return refused }
+                return await appendToRoute(request, key: key)
             },
         ]
     }
 
+    /// The 403 for a write of route `key` that `grant` does not name; nil when it may write it. Given before the
+    /// route is looked up, so that it tells nothing of whether the route exists.
+    func refusal(_ key: String, _ grant: AccessGrant) -> Response? {
+        guard !grant.mayWrite(id: key) else { return nil }
+        metrics.writeForbidden()
+        return HTTPAnswers.error(.forbidden, "this credential may not write route \(key)")
+    }
+
     /// `POST /routes`: routes in any format `build` reads; 201. With `depart_at`, directions routes get planned
-    /// times from that departure.
-    func createRoutes(_ request: Request) async -> Response {
+    /// times from that departure. Every route of the body must be one the credential may write, else none is
+    /// written (403); a route without an id (which the server numbers) needs a credential that writes every id.
+    func createRoutes(_ request: Request, grant: AccessGrant) async -> Response {
         await write(request, created: true) { body in
             let routes = try routes(in: body, contentType: request.headers[.contentType],
                                     departAt: request.uri.queryParameters["depart_at"])
@@ -39,6 +58,27 @@ struct RouteWriteEndpoints: Sendable {
             // A route's id is its key in /routes/{id}: an empty one could never be read, replaced or deleted.
             if let index = routes.firstIndex(where: { $0.id == .string("") }) {
                 throw BodyProblem("route \(index) of the body has an empty id; give it one, or none to get a number")
+            }
+            if !grant.writesEverything {
+                let refused = routes.enumerated().filter { _, route in
+                    switch route.id {
+                    case nil: return true
+                    case let .number(n)?: return !grant.mayWrite(id: String(n))
+                    case let .string(key)?: return !grant.mayWrite(id: key)
+                    }
+                }
+                if !refused.isEmpty {
+                    metrics.writeForbidden(count: refused.count)
+                    let named = refused.prefix(5).map { index, route in
+                        switch route.id {
+                        case nil: return "route \(index) of the body (no id; only a credential that writes every id may create one)"
+                        case let .number(n)?: return "route \(n)"
+                        case let .string(key)?: return "route \(key)"
+                        }
+                    }
+                    throw WriteForbidden("this credential may not write \(named.joined(separator: ", "))"
+                        + (refused.count > 5 ? " and \(refused.count - 5) more" : "") + "; nothing was written")
+                }
             }
             return .put(routes)
         }
@@ -103,6 +143,8 @@ struct RouteWriteEndpoints: Sendable {
         let write: RouteWrite, dropped: FixFilter.Dropped
         do {
             (write, dropped) = try make(body)
+        } catch let forbidden as WriteForbidden {
+            return HTTPAnswers.error(.forbidden, forbidden.description)
         } catch {
             return HTTPAnswers.error(.badRequest, "\(error)")
         }
@@ -173,6 +215,15 @@ struct RouteWriteEndpoints: Sendable {
     /// Why a route of points (a maneuver) cannot be appended to: 409.
     static func notALine(_ key: String) -> String {
         "route \(key) is a set of points (a maneuver); only lines can be extended"
+    }
+}
+
+/// A body with routes the credential may not write: a 403 with this message.
+struct WriteForbidden: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
     }
 }
 

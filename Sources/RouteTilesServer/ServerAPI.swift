@@ -1,8 +1,8 @@
 import Hummingbird
 
 /// The HTTP API of one server: the dispatch table of its mode, built once from the endpoint families it has, inside
-/// the wrappers every answer goes through (request recording outside, CORS inside it; the write token around each
-/// write). A server of live routes has every family; a tileset server has no route reads, writes or events, and
+/// the wrappers every answer goes through (request recording outside, CORS inside it; `AccessControl` around each
+/// operation as its `AccessRule` says). A server of live routes has every family; a tileset server has no route reads, writes or events, and
 /// closes their paths (405 for `/routes…` with an empty `Allow`, 404 for `/events`).
 struct ServerAPI: Sendable {
     let table: DispatchTable
@@ -12,7 +12,7 @@ struct ServerAPI: Sendable {
     private let wrapped: APIOperation.Handler
 
     init(tiles: TileEndpoints, metadata: MetadataEndpoints, live: LiveEndpoints?, cors: CORSHeaders,
-         recorder: RequestRecorder, authorization: WriteAuthorization) {
+         recorder: RequestRecorder, access: AccessControl) {
         self.tiles = tiles
         // Tiles first: the hot path is one prefix test. `/routes/points` (a write) before `/routes/{id}` (a write
         // too), so that `POST /routes/points` is the batch while `GET /routes/points` reads the route `points`.
@@ -20,9 +20,8 @@ struct ServerAPI: Sendable {
         var closed: [ClosedPath] = []
         if let live {
             operations += live.reads.operations
-            operations += live.writes.operations.map { $0.wrapped(by: authorization.wrap) }
+            operations += live.writes.operations
             operations += live.events.operations
-            // Its own check of the token, which may come as a field.
             operations += live.osmand.operations
         } else {
             let refusal = "this server serves a finished tileset; routes cannot change"
@@ -34,6 +33,14 @@ struct ServerAPI: Sendable {
                                      message: "this server serves a finished tileset; nothing changes"))
         }
         operations += metadata.operations
+        operations = operations.map { operation in
+            switch AccessRule.of(operation.id) {
+            case .open, .own: return operation
+            case .read: return operation.wrapped(by: access.reading)
+            case .readEverything: return operation.wrapped(by: access.readingEverything)
+            case .write: return operation.wrapped(by: access.writing)
+            }
+        }
         let table = DispatchTable(operations: operations, closed: closed)
         self.table = table
         wrapped = recorder.wrap(cors.wrap { request, context in await table.answer(request, context: context) })
@@ -52,4 +59,31 @@ struct LiveEndpoints: Sendable {
     let events: EventsEndpoint
     /// `/osmand`: fixes from Traccar Client and OsmAnd.
     let osmand: OsmandEndpoint
+}
+
+/// What an operation of the API needs, by its `operationId`: nothing (the viewer's files, the health probes, the
+/// contract), a credential that reads (`--read token`), one that reads every group, one that writes, or its own
+/// check (`/osmand`, whose credential may come as a field of the body).
+enum AccessRule: Equatable {
+    case open
+    case read
+    case readEverything
+    case write
+    case own
+
+    static func of(_ operationId: String) -> AccessRule {
+        switch operationId {
+        case "getTile", "headTile", "getTileJSON", "headTileJSON", "getStyle", "headStyle", "listRoutes", "getRoute",
+             "getRouteGPX", "getRoutePosition", "streamEvents":
+            return .read
+        case "getMetrics", "headMetrics":
+            return .readEverything
+        case "createRoutes", "appendToRoutes", "replaceRoute", "deleteRoute", "appendToRoute":
+            return .write
+        case "osmandGet", "osmandPost":
+            return .own
+        default:
+            return .open
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RouteTiles
+import RouteTilesAccess
 
 /// Everything `routetiles serve` can be told, with the defaults a tile server is expected to have.
 public struct ServerConfiguration: Sendable {
@@ -28,8 +29,23 @@ public struct ServerConfiguration: Sendable {
     public var windowCacheBytes = 64 << 20
     /// The largest request body accepted by the write endpoints.
     public var maxBodyBytes = 32 << 20
-    /// The bearer token that write requests need; nil turns writes off.
+    /// The bearer token that write requests need; nil turns writes off unless `credentials` verifies JWTs. A
+    /// full-access credential: it reads every group and writes every route.
     public var writeToken: String?
+    /// Who may read tiles, routes, events, `tiles.json` and `style.json`: anyone (`.public`), or holders of a
+    /// credential (`.token`), each reading the groups it names.
+    public var read: ReadPolicy = .public
+    /// What verifies credentials: JWTs (`--jwt-secret-file`, `--jwks`) and the write token. Nil: the write token
+    /// alone (a verifier of `writeToken` is made).
+    public var credentials: CredentialVerifier?
+    /// Where `credentials` gets its keys again, on SIGHUP (`force`) and every `keyReloadInterval`: nil keeps the
+    /// keys it was made with.
+    public var credentialKeySource: (@Sendable (_ force: Bool) async throws -> CredentialKeys)?
+    /// How often `credentialKeySource` is asked: a changed key file is in use within this time.
+    public var keyReloadInterval: Duration = .seconds(5)
+    /// Whether JWTs may write (as their `write` claims say). `serve` turns it off for routes without a store,
+    /// which would forget the writes; the write token writes where writes are kept.
+    public var jwtWrites = true
     /// Where the z/x/y of every invalidated tile is appended, one per line.
     public var expireLogPath: String?
     /// Where MapLibre GL JS's `maplibre-gl.js` and `maplibre-gl.css` are loaded from.

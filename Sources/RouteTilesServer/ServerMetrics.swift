@@ -38,6 +38,10 @@ final class ServerMetrics: Sendable {
     let storeCommits: Metrics.Gauge
     let storeCommittedWrites: Metrics.Gauge
     let accessLogDropped: Metrics.Gauge
+    /// Credentials that did not verify (a 401 for a token sent), and writes refused for a route the credential does
+    /// not name (403).
+    let authenticationFailures: Metrics.Counter
+    let writesForbidden: Metrics.Counter
     private let inFlight = Atomic<Int>(0)
     private let inFlightGauge: Metrics.Gauge
 
@@ -85,7 +89,12 @@ final class ServerMetrics: Sendable {
         storeCommittedWrites = Metrics.Gauge(label: "routetiles_store_group_commit_writes", factory: factory)
         accessLogDropped = Metrics.Gauge(label: "routetiles_access_log_dropped_lines", factory: factory)
         inFlightGauge = Metrics.Gauge(label: "routetiles_http_requests_in_flight", factory: factory)
+        authenticationFailures = Metrics.Counter(label: "routetiles_authentication_failures_total", factory: factory)
+        writesForbidden = Metrics.Counter(label: "routetiles_writes_forbidden_total", factory: factory)
     }
+
+    func authenticationFailed() { authenticationFailures.increment() }
+    func writeForbidden(count: Int = 1) { writesForbidden.increment(by: count) }
 
     /// Counts a request that has started (its head arrived; its body may still be coming).
     func requestStarted() {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import NIOCore
 import RouteTiles
+import RouteTilesAccess
 
 /// Where a server's parts are made and kept: the tile service, the metrics and logs, for live routes the reader of
 /// their changes, and the HTTP API built from the endpoint families of its mode. Endpoints never see it: each family
@@ -21,6 +22,9 @@ final class ServerState: Sendable {
     let changeConsumer: LiveChangeConsumer?
     /// The dispatch table of this server's mode, inside its wrappers.
     let api: ServerAPI
+    /// What verifies credentials, whose keys `KeyReloader` keeps current.
+    let verifier: CredentialVerifier
+    let configuration: ServerConfiguration
 
     init(configuration: ServerConfiguration, name: String, backend: TileBackend, logger: Logger) throws {
         let metrics = ServerMetrics()
@@ -38,11 +42,13 @@ final class ServerState: Sendable {
             // Rows found bad when the routes were loaded at start-up count like those found later.
             metrics.storeBadRows.increment(by: sync.status.badRows)
             consumer = LiveChangeConsumer(sync: sync, events: events, expireLog: expireLog, metrics: metrics,
-                                          logger: logger)
+                                          logger: logger, tracksGroups: configuration.read == .token)
         }
         let cors = CORSHeaders(origin: configuration.corsOrigin)
         let recorder = RequestRecorder(metrics: metrics, accessLog: accessLog)
-        let authorization = WriteAuthorization(token: configuration.writeToken)
+        let verifier = try configuration.credentials ?? CredentialVerifier(keys: CredentialKeys(writeToken: configuration.writeToken))
+        let access = AccessControl(policy: configuration.read, verifier: verifier, writesOn: backend.live != nil,
+                                   jwtWrites: configuration.jwtWrites, metrics: metrics)
         let live = backend.live.map { sync in
             let writes = RouteWriteEndpoints(sync: sync, configuration: configuration, metrics: metrics,
                                              expireLogWriter: expireLog == nil ? nil : consumer)
@@ -50,16 +56,17 @@ final class ServerState: Sendable {
                 reads: RouteReadEndpoints(sync: sync, listing: RouteListing()),
                 writes: writes,
                 events: EventsEndpoint(sync: sync, events: events),
-                osmand: OsmandEndpoint(writes: writes, authorization: authorization))
+                osmand: OsmandEndpoint(writes: writes, access: access))
         }
         api = ServerAPI(
             tiles: Self.tileEndpoints(configuration: configuration, tiles: tiles, live: backend.live, metrics: metrics,
                                       logger: logger, cors: cors, recorder: recorder),
             metadata: MetadataEndpoints(name: name, configuration: configuration, backend: backend, cache: tiles.cache,
                                         metrics: metrics, accessLog: accessLog),
-            live: live, cors: cors, recorder: recorder,
-            authorization: authorization)
+            live: live, cors: cors, recorder: recorder, access: access)
         self.logger = logger
+        self.verifier = verifier
+        self.configuration = configuration
         self.live = backend.live
         self.metrics = metrics
         self.accessLog = accessLog

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import RouteTiles
+import RouteTilesAccess
 
 /// The tiles: `GET`/`HEAD /tiles/{z}/{x}/{y}.mvt`, and the cached-tile fast path's answers (`CachedTileFastPath`).
 /// The core's `TileResponder` decides; this writes its answers as HTTP.
@@ -19,13 +20,18 @@ struct TileEndpoints: Sendable {
     var operations: [APIOperation] {
         let tiles = PathPattern(subtree: "/tiles/", documentedAs: "/tiles/{z}/{x}/{y}.mvt")
         return [
-            APIOperation(.get, tiles, "getTile") { request, context in await tile(request, path: context.parameters.tail) },
-            APIOperation(.head, tiles, "headTile") { request, context in await tile(request, path: context.parameters.tail) },
+            APIOperation(.get, tiles, "getTile") { request, context in
+                await tile(request, path: context.parameters.tail, groups: context.grant.read)
+            },
+            APIOperation(.head, tiles, "headTile") { request, context in
+                await tile(request, path: context.parameters.tail, groups: context.grant.read)
+            },
         ]
     }
 
-    /// A tile, its 304 or 204, or the error that explains why not.
-    func tile(_ request: Request, path: Substring) async -> Response {
+    /// A tile, its 304 or 204, or the error that explains why not: the tile of the routes of `groups` (the groups
+    /// the reader's credential reads; every group where reads are public).
+    func tile(_ request: Request, path: Substring, groups: GroupScope) async -> Response {
         let window: TimeWindow?
         do {
             let query = request.uri.queryParameters
@@ -34,7 +40,7 @@ struct TileEndpoints: Sendable {
             return HTTPAnswers.error(.badRequest, error.description)
         }
         let answer = await responder.answer(
-            path: path, window: window, isHead: request.method == .head,
+            path: path, variant: TileVariant(window: window, groups: groups), isHead: request.method == .head,
             acceptsGzip: GzipAcceptance.allowsGzip(request.headers[.acceptEncoding]), ifNoneMatch: request.headers[.ifNoneMatch])
         guard answer.isTile else {
             var headers: HTTPFields = [:]

@@ -51,6 +51,7 @@ extension TileAnswer.Status {
         case .noContent: .noContent
         case .notModified: .notModified
         case .badRequest: .badRequest
+        case .forbidden: .forbidden
         case .notFound: .notFound
         case .internalServerError: .internalServerError
         case .serviceUnavailable: .serviceUnavailable

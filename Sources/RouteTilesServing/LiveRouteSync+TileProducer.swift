@@ -22,8 +22,8 @@ extension LiveRouteSync: TileProducer {
         try routes.snapshot.tile(z: id.z, x: id.x, y: id.y)
     }
 
-    /// The tile of `window` cut from the current snapshot, uncompressed.
-    public func tileBytes(_ id: TileID, window: TimeWindow) throws -> [UInt8]? {
-        try routes.snapshot.tile(z: id.z, x: id.x, y: id.y, window: window)
+    /// A variant of the tile (a window, some groups) cut from the current snapshot, uncompressed.
+    public func tileBytes(_ id: TileID, variant: TileVariant) throws -> [UInt8]? {
+        try routes.snapshot.tile(z: id.z, x: id.x, y: id.y, window: variant.window, groups: variant.groups)
     }
 }

@@ -12,6 +12,8 @@ public struct TileAnswer<Bytes: TileBytes>: Sendable {
         case notModified = 304
         /// Not a tile path, or z/x/y out of range.
         case badRequest = 400
+        /// A variant the content cannot cut (the groups of a finished tileset).
+        case forbidden = 403
         /// A zoom the server does not serve.
         case notFound = 404
         /// The tile could not be generated, or its stored bytes are not gzip.

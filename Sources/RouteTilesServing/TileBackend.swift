@@ -51,4 +51,11 @@ public struct TileBackend: Sendable {
     package func metadata(name: String) -> TilesetMetadata {
         producer.metadata(name: name)
     }
+
+    /// The metadata of the routes of `groups` alone (bounds, layers, fields), for a reader limited to them; nil
+    /// for a finished tileset, whose routes carry no groups.
+    package func metadata(name: String, groups: GroupScope) -> TilesetMetadata? {
+        if groups.isAll { return metadata(name: name) }
+        return live?.routes.snapshot.tilers.metadata(name: name, groups: groups)
+    }
 }

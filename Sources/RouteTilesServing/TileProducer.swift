@@ -18,9 +18,10 @@ public protocol TileProducer: Sendable {
     /// The tile's bytes, an MVT or the gzip of one; nil or empty when the tile is empty. `TileAddressError` when
     /// z/x/y names no tile.
     func tileBytes(_ id: TileID) throws -> [UInt8]?
-    /// The tile of the time window `window` (`RouteTiler.tile(z:x:y:window:)`), uncompressed; nil or empty when
-    /// empty. `TimeWindowUnavailable` when the content has no times to cut (a finished tileset).
-    func tileBytes(_ id: TileID, window: TimeWindow) throws -> [UInt8]?
+    /// A variant of the tile (a time window, some groups' routes), uncompressed; nil or empty when empty.
+    /// `TimeWindowUnavailable` when the content has no times to cut (a finished tileset), `GroupsUnavailable` when
+    /// its routes carry no groups to choose by.
+    func tileBytes(_ id: TileID, variant: TileVariant) throws -> [UInt8]?
 }
 
 /// Asked for a window tile of content that cannot cut one: a finished tileset holds its tiles as they were built.
@@ -30,9 +31,21 @@ public struct TimeWindowUnavailable: Error, CustomStringConvertible {
     }
 }
 
+/// Asked for the tile of some groups of content that cannot choose by group: a finished tileset.
+public struct GroupsUnavailable: Error, CustomStringConvertible {
+    public init() {}
+
+    public var description: String {
+        "this server serves a finished tileset, whose tiles cannot be cut by group: reading it needs a credential "
+            + "that reads every group (\"read\": [\"*\"])"
+    }
+}
+
 extension TileProducer {
-    /// None: `TimeWindowUnavailable`.
-    public func tileBytes(_ id: TileID, window: TimeWindow) throws -> [UInt8]? {
-        throw TimeWindowUnavailable()
+    /// The default tile for the default variant; else `TimeWindowUnavailable` or `GroupsUnavailable`.
+    public func tileBytes(_ id: TileID, variant: TileVariant) throws -> [UInt8]? {
+        if variant.window != nil { throw TimeWindowUnavailable() }
+        if variant.groups != nil { throw GroupsUnavailable() }
+        return try tileBytes(id)
     }
 }

@@ -25,9 +25,9 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
     ///   - isHead: whether the request is a `HEAD`: the answer then has the headers of a `GET` and no body.
     ///   - acceptsGzip: whether `Accept-Encoding` allows gzip (`GzipAcceptance`).
     ///   - ifNoneMatch: the `If-None-Match` value, several lines joined by commas.
-    ///   - window: the time window of a window tile (`?from=…&to=…`, parsed by `TimeWindow.parse(from:to:)`), or nil
-    ///     for the default tile.
-    public func answer(path: Substring, window: TimeWindow? = nil, isHead: Bool, acceptsGzip: Bool,
+    ///   - variant: the variant asked for: a window tile (`?from=…&to=…`, parsed by `TileQuery.window(from:to:)`),
+    ///     the tile of a reader's groups; the default tile when it is the default variant.
+    public func answer(path: Substring, variant: TileVariant = TileVariant(), isHead: Bool, acceptsGzip: Bool,
                        ifNoneMatch: String?) async -> TileAnswer<Bytes> {
         let id: TileID
         switch TileRequestPath.parse(path) {
@@ -41,15 +41,13 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
         }
         let entry: TileCache<Bytes>.Entry
         do {
-            if let window {
-                entry = try await service.windowTile(id, window: window)
-            } else {
-                entry = try await service.tile(id)
-            }
+            entry = try await service.variantTile(id, variant: variant)
         } catch is GenerationLimiter.Overloaded {
             return TileAnswer(status: .serviceUnavailable, message: "too many tiles being generated; retry shortly")
         } catch let unavailable as TimeWindowUnavailable {
             return TileAnswer(status: .badRequest, message: unavailable.description)
+        } catch let unavailable as GroupsUnavailable {
+            return TileAnswer(status: .forbidden, message: unavailable.description)
         } catch {
             return TileAnswer(status: .internalServerError, message: "cannot produce tile \(id): \(error)",
                               logMessage: "tile \(id): \(error)")

@@ -38,12 +38,12 @@ public final class TileService<Bytes: TileBytes>: Sendable {
     public let backend: TileBackend
     /// The compressed tiles kept in memory.
     public let cache: TileCache<Bytes>
-    /// The compressed window tiles (`?from=…&to=…`) kept in memory, dropped with the default tiles.
-    public let windowCache: WindowTileCache<Bytes>
+    /// The compressed tile variants (window tiles, groups' tiles) kept in memory, dropped with the default tiles.
+    public let variantCache: VariantTileCache<Bytes>
     package let limiter: GenerationLimiter
     @usableFromInline let observer: any TileServiceObserver
     private let flights = SingleFlight<FlightKey, TileCache<Bytes>.Entry>()
-    private let windowFlights = SingleFlight<WindowFlightKey, TileCache<Bytes>.Entry>()
+    private let variantFlights = SingleFlight<VariantFlightKey, TileCache<Bytes>.Entry>()
     private let compressors: CompressorPool
     private let dropper: TileCacheDropper<Bytes>
 
@@ -52,9 +52,9 @@ public final class TileService<Bytes: TileBytes>: Sendable {
         var generation: UInt64
     }
 
-    struct WindowFlightKey: Hashable, Sendable {
+    struct VariantFlightKey: Hashable, Sendable {
         var tile: TileID
-        var window: TimeWindow
+        var variant: TileVariant
         var generation: UInt64
     }
 
@@ -66,7 +66,7 @@ public final class TileService<Bytes: TileBytes>: Sendable {
     ///     `GenerationLimiter.Overloaded`.
     ///   - queueLimit: tiles that may wait for a generation slot.
     ///   - compressionLevel: gzip level of tiles cut on demand.
-    ///   - windowCacheBytes: the most bytes of compressed window tiles kept in memory.
+    ///   - windowCacheBytes: the most bytes of compressed tile variants (window tiles, groups' tiles) kept in memory.
     ///   - observer: told of hits, misses, generations and invalidations, for metrics.
     public init(backend: TileBackend, cacheBytes: Int, concurrency: Int, queueLimit: Int, compressionLevel: Int32 = 6,
                 windowCacheBytes: Int = 64 << 20, observer: any TileServiceObserver) {
@@ -74,9 +74,9 @@ public final class TileService<Bytes: TileBytes>: Sendable {
         self.observer = observer
         compressors = CompressorPool(level: compressionLevel)
         cache = TileCache(capacityBytes: cacheBytes)
-        windowCache = WindowTileCache(capacityBytes: windowCacheBytes)
+        variantCache = VariantTileCache(capacityBytes: windowCacheBytes)
         limiter = GenerationLimiter(concurrency: concurrency, queueLimit: queueLimit)
-        dropper = TileCacheDropper(cache: cache, windows: windowCache, observer: observer)
+        dropper = TileCacheDropper(cache: cache, variants: variantCache, observer: observer)
         // Live routes drop what each change invalidated from the cache themselves, as they apply it.
         backend.live?.attach(dropper)
     }
@@ -107,31 +107,33 @@ public final class TileService<Bytes: TileBytes>: Sendable {
         return entry
     }
 
-    /// The cache entry of the tile of the time window `window`: cached, else cut once (single flight) under the same
-    /// bound as default tiles, and cached with them. Throws `GenerationLimiter.Overloaded` when the generation
-    /// queue is full, and `TimeWindowUnavailable` for a finished tileset.
-    public func windowTile(_ id: TileID, window: TimeWindow) async throws -> TileCache<Bytes>.Entry {
-        if let hit = windowCache.get(id, window) {
+    /// The cache entry of a variant of the tile (a time window, some groups' routes): cached, else cut once (single
+    /// flight) under the same bound as default tiles, and cached with them under its own key. Throws
+    /// `GenerationLimiter.Overloaded` when the generation queue is full, and `TimeWindowUnavailable` or
+    /// `GroupsUnavailable` for a finished tileset.
+    public func variantTile(_ id: TileID, variant: TileVariant) async throws -> TileCache<Bytes>.Entry {
+        if variant.isDefault { return try await tile(id) }
+        if let hit = variantCache.get(id, variant) {
             observer.cacheHit()
             return hit
         }
         observer.cacheMiss()
         let generation = backend.generation
-        let (entry, _) = try await windowFlights.run(WindowFlightKey(tile: id, window: window, generation: generation)) {
+        let (entry, _) = try await variantFlights.run(VariantFlightKey(tile: id, variant: variant, generation: generation)) {
             [self] in
-            let entry = try await limiter.run { [self] in try generate(id, window: window) }
+            let entry = try await limiter.run { [self] in try generate(id, variant: variant) }
             let backend = self.backend
-            windowCache.put(id, window, entry, isCurrent: { backend.generation == generation })
+            variantCache.put(id, variant, entry, isCurrent: { backend.generation == generation })
             return entry
         }
         return entry
     }
 
-    /// Cuts (live routes) or reads (tileset) one tile, of `window` when one is given, and compresses it.
-    private func generate(_ id: TileID, window: TimeWindow? = nil) throws -> TileCache<Bytes>.Entry {
+    /// Cuts (live routes) or reads (tileset) one tile, its `variant` when one is given, and compresses it.
+    private func generate(_ id: TileID, variant: TileVariant? = nil) throws -> TileCache<Bytes>.Entry {
         let started = DispatchTime.now().uptimeNanoseconds
         defer { observer.generated(nanoseconds: Int64(DispatchTime.now().uptimeNanoseconds - started)) }
-        let produced = try window.map { try backend.producer.tileBytes(id, window: $0) } ?? backend.producer.tileBytes(id)
+        let produced = try variant.map { try backend.producer.tileBytes(id, variant: $0) } ?? backend.producer.tileBytes(id)
         guard let bytes = produced, !bytes.isEmpty else { return .empty }
         // An MVT starts with a field tag (0x1a, its layers), never with gzip's magic number.
         let gzip = Gzip.isCompressed(bytes) ? bytes : try compressors.compress(bytes)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import RouteTiles
+import RouteTilesAccess
 import RouteTilesPurge
 import RouteTilesServer
 
@@ -112,6 +113,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Live tracks (with --store)")
     var tracks: LiveTrackOptions
 
+    @OptionGroup(title: "Access control (Docs/OPERATIONS.md, \"Access control\")")
+    var access: AccessOptions
+
     @Option(help: "Where the viewer loads maplibre-gl.js and maplibre-gl.css from.")
     var maplibreUrl = ServerConfiguration().mapLibreURL
 
@@ -190,8 +194,18 @@ struct ServeCommand: AsyncParsableCommand {
                                      environment: ProcessInfo.processInfo.environment)
     }
 
-    func serverConfiguration(writeToken: String?) -> ServerConfiguration {
+    func serverConfiguration(writeToken: String?, credentials: CredentialVerifier? = nil,
+                             keySource: CredentialKeySource? = nil) -> ServerConfiguration {
         var c = ServerConfiguration()
+        c.read = access.read
+        c.credentials = credentials
+        if let keySource {
+            c.credentialKeySource = { @Sendable (force: Bool) async throws -> CredentialKeys in
+                try await keySource.keys(force: force)
+            }
+        }
+        // JWTs' writes are kept only in a store; routes from files in memory take the write token's alone.
+        c.jwtWrites = store != nil
         c.host = host
         c.port = port
         c.compressionLevel = Int32(tiling.compressionLevel)
@@ -222,6 +236,14 @@ struct ServeCommand: AsyncParsableCommand {
         logger.debug("allocator: \(Allocator.name)")
         // Read again after validate(): the file's content, as validate() checked it.
         let writeToken = try writeTokenSource()?.token
+        let keySource = CredentialKeySource(options: access) { [self] in try writeTokenSource()?.token }
+        let credentials: CredentialVerifier
+        do {
+            credentials = try CredentialVerifier(keys: try await keySource.keys(force: true), settings: access.settings)
+            try await credentials.prepare()
+        } catch {
+            throw failure("error: \(error)")
+        }
         let backend: TileBackend
         let name: String
         if let tiles {
@@ -232,7 +254,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             name = TileStoreFormat(path: tiles).tilesetName(forPath: tiles)
         } else if let store {
-            backend = .live(try await openStore(store, writes: writeToken != nil, logger: logger))
+            backend = .live(try await openStore(store, writes: writeToken != nil || access.verifiesJWTs, logger: logger))
             name = inputs.count == 1 ? BuildCommand.defaultName(for: inputs[0]) : "routes"
         } else {
             let files = inputs.isEmpty ? try Self.bundledSamples() : inputs
@@ -245,7 +267,9 @@ struct ServeCommand: AsyncParsableCommand {
         FreedMemory.giveBack()
         let server: RouteTilesServer
         do {
-            server = try RouteTilesServer(configuration: serverConfiguration(writeToken: writeToken), name: name, backend: backend, logger: logger)
+            server = try RouteTilesServer(
+                configuration: serverConfiguration(writeToken: writeToken, credentials: credentials, keySource: keySource),
+                name: name, backend: backend, logger: logger)
         } catch {
             throw failure("error: \(error)")
         }

@@ -8,7 +8,9 @@ import Testing
 struct CredentialVerifierTests {
     func verifier(_ keys: CredentialKeys, _ settings: CredentialVerifier.Settings = .init(),
                   clock: @escaping @Sendable () -> Int64 = { TestKeys.now }) async throws -> CredentialVerifier {
-        try await CredentialVerifier(keys: keys, settings: settings, now: clock)
+        let verifier = try CredentialVerifier(keys: keys, settings: settings, now: clock)
+        try await verifier.prepare()
+        return verifier
     }
 
     func refusal(_ result: Result<AccessGrant, CredentialRefusal>) -> String? {

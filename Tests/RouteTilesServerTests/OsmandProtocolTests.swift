@@ -59,7 +59,7 @@ import RouteTilesTestSupport
         try await withVan { server in
             let fix = "id=van&lat=48.87&lon=2.32&timestamp=1795788360"
             #expect(try await server.request(.GET, "/osmand?\(fix)").status == 401)
-            #expect(try await server.request(.GET, "/osmand?\(fix)&token=wrong").status == 403)
+            #expect(try await server.request(.GET, "/osmand?\(fix)&token=wrong").status == 401)
             let unknown = try await server.request(.GET, "/osmand?id=bus&lat=48.87&lon=2.32&token=\(Self.token)")
             #expect(unknown.status == 404, "\(unknown.text)")
             let plain = try await server.request(.GET, "/osmand?id=plain&lat=48.87&lon=2.32&token=\(Self.token)")

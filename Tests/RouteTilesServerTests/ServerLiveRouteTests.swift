@@ -54,7 +54,9 @@ import RouteTilesTestSupport
         try await TestServer.with(.routes([], options: TestServer.options()), configure: configure) { server in
             let none = try await server.request(.POST, "/routes", body: body)
             #expect(none.status == 401 && none.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
-            #expect(try await server.request(.POST, "/routes", headers: [("Authorization", "Bearer wrong-token")], body: body).status == 403)
+            // A credential that does not verify is a 401 that says so (RFC 6750's invalid_token).
+            let wrong = try await server.request(.POST, "/routes", headers: [("Authorization", "Bearer wrong-token")], body: body)
+            #expect(wrong.status == 401 && wrong.text.contains("not the write token"), "\(wrong.text)")
             #expect(try await server.request(.POST, "/routes", headers: [("Authorization", "Basic eDp5")], body: body).status == 401)
 
             let big = [UInt8](repeating: 0x20, count: 100_001)

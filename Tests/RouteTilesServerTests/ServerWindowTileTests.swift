@@ -89,11 +89,11 @@ import RouteTilesTestSupport
         }
     }
 
-    @Test func theWindowCacheKeepsItsBoundAndDropsByTile() {
-        let cache = WindowTileCache<[UInt8]>(capacityBytes: 4 * (1000 + 96))
+    @Test func theVariantCacheKeepsItsBoundAndDropsByTile() {
+        let cache = VariantTileCache<[UInt8]>(capacityBytes: 4 * (1000 + 96))
         let tile = TileID(z: 14, x: 1, y: 2), other = TileID(z: 14, x: 1, y: 3)
         func entry(_ byte: UInt8) -> TileCache<[UInt8]>.Entry { TileCache.Entry(gzip: Array(repeating: byte, count: 1000), etag: "\(byte)") }
-        let windows = (0..<6).map { TimeWindow(from: Int64($0) * 1000, to: nil) }
+        let windows = (0..<6).map { TileVariant(window: TimeWindow(from: Int64($0) * 1000, to: nil)) }
         for (k, window) in windows.enumerated() { cache.put(k < 3 ? tile : other, window, entry(UInt8(k))) }
         // Four fit: the two oldest are gone.
         #expect(cache.usage.tiles == 4)

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import RouteTilesAccess
 
 /// What a handler gets besides the request: the request's path below the mount point, where the endpoints are
 /// mounted (`RouteTilesEndpoints`; empty at the root), which the URLs it writes start with, and the parameters its
@@ -8,6 +9,9 @@ struct APIContext: Sendable {
     var path: String
     var mountPath: String
     var parameters = PathParameters(tail: "")
+    /// What the request's credential grants, set by `AccessControl` around the reads and writes: every group and
+    /// no write where reads are public and nothing was checked.
+    var grant: AccessGrant = .anonymous
 }
 
 /// One operation of the HTTP API: a method and a path pattern, the `operationId` the OpenAPI document gives it, and
@@ -28,7 +32,7 @@ struct APIOperation: Sendable {
         self.handler = handler
     }
 
-    /// This operation with its handler inside `wrapper` (`WriteAuthorization`).
+    /// This operation with its handler inside `wrapper` (`AccessControl`'s).
     func wrapped(by wrapper: (@escaping Handler) -> Handler) -> APIOperation {
         APIOperation(method, path, id, wrapper(handler))
     }

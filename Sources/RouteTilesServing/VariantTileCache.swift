@@ -2,18 +2,20 @@ import RouteTilesModel
 import RouteTilesTiling
 import Synchronization
 
-/// Compressed window tiles (`/tiles/{z}/{x}/{y}.mvt?from=…&to=…`) kept in memory, bounded in bytes, evicting the
-/// least recently used; dropped by tile with the default tiles, so that a change drops every window of every tile it
-/// changed. Thread-safe.
+/// Compressed tile variants kept in memory: window tiles (`/tiles/{z}/{x}/{y}.mvt?from=…&to=…`) and the tiles of
+/// some groups' routes (a reader whose credential reads only those groups), each under its own key so that one
+/// variant is never served for another. Bounded in bytes, evicting the least recently used; dropped by tile with the
+/// default tiles, so that a change drops every variant of every tile it changed. Thread-safe.
 ///
-/// A window tile holds a subset of what the default tile of the same z/x/y draws (the routes with times, cut in
-/// time), so the tiles a change invalidates are at least those whose windows changed. Windows of a tile are found
-/// through an index by tile; least-recent order is a queue of use stamps, of which the stale ones are skipped.
-public final class WindowTileCache<Bytes: TileBytes>: Sendable {
-    /// A window of a tile.
+/// A variant holds a subset of what the default tile of the same z/x/y draws (the routes with times cut in time, or
+/// the routes of some groups), so the tiles a change invalidates are at least those whose variants changed.
+/// Variants of a tile are found through an index by tile; least-recent order is a queue of use stamps, of which the
+/// stale ones are skipped.
+public final class VariantTileCache<Bytes: TileBytes>: Sendable {
+    /// A variant of a tile.
     public struct Key: Hashable, Sendable {
         public var tile: TileID
-        public var window: TimeWindow
+        public var variant: TileVariant
     }
 
     private struct Stored {
@@ -24,7 +26,7 @@ public final class WindowTileCache<Bytes: TileBytes>: Sendable {
 
     private struct State {
         var entries: [Key: Stored] = [:]
-        var byTile: [TileID: Set<TimeWindow>] = [:]
+        var byTile: [TileID: Set<TileVariant>] = [:]
         /// Keys in the order of their uses; an item is current when its stamp is the entry's.
         var uses: [(key: Key, stamp: UInt64)] = []
         var usesStart = 0
@@ -40,7 +42,7 @@ public final class WindowTileCache<Bytes: TileBytes>: Sendable {
         mutating func remove(_ key: Key) -> Bool {
             guard let stored = entries.removeValue(forKey: key) else { return false }
             bytes -= stored.cost
-            byTile[key.tile]?.remove(key.window)
+            byTile[key.tile]?.remove(key.variant)
             if byTile[key.tile]?.isEmpty == true { byTile[key.tile] = nil }
             return true
         }
@@ -72,9 +74,9 @@ public final class WindowTileCache<Bytes: TileBytes>: Sendable {
         self.capacityBytes = capacityBytes
     }
 
-    /// The cached window tile, counted as a use; nil when not cached.
-    public func get(_ tile: TileID, _ window: TimeWindow) -> TileCache<Bytes>.Entry? {
-        let key = Key(tile: tile, window: window)
+    /// The cached variant of a tile, counted as a use; nil when not cached.
+    public func get(_ tile: TileID, _ variant: TileVariant) -> TileCache<Bytes>.Entry? {
+        let key = Key(tile: tile, variant: variant)
         return state.withLock { state in
             guard let stored = state.entries[key] else { return nil }
             let stamp = state.touch(key)
@@ -84,11 +86,11 @@ public final class WindowTileCache<Bytes: TileBytes>: Sendable {
         }
     }
 
-    /// Keeps a window tile, evicting the least recently used past the bound; not when `isCurrent()` says, under the
+    /// Keeps a variant of a tile, evicting the least recently used past the bound; not when `isCurrent()` says, under the
     /// lock, that a change has happened since it was cut (the change may have dropped its tile already).
-    public func put(_ tile: TileID, _ window: TimeWindow, _ entry: TileCache<Bytes>.Entry,
+    public func put(_ tile: TileID, _ variant: TileVariant, _ entry: TileCache<Bytes>.Entry,
                     isCurrent: () -> Bool = { true }) {
-        let key = Key(tile: tile, window: window)
+        let key = Key(tile: tile, variant: variant)
         let cost = entry.gzip.tileByteCount + 96
         guard cost <= capacityBytes else { return }
         state.withLock { state in
@@ -96,7 +98,7 @@ public final class WindowTileCache<Bytes: TileBytes>: Sendable {
             _ = state.remove(key)
             let stamp = state.touch(key)
             state.entries[key] = Stored(entry: entry, cost: cost, stamp: stamp)
-            state.byTile[key.tile, default: []].insert(window)
+            state.byTile[key.tile, default: []].insert(variant)
             state.bytes += cost
             while state.bytes > capacityBytes, state.usesStart < state.uses.count {
                 let oldest = state.uses[state.usesStart]
@@ -107,20 +109,20 @@ public final class WindowTileCache<Bytes: TileBytes>: Sendable {
         }
     }
 
-    /// Drops every window of `tiles`; returns how many window tiles were dropped.
+    /// Drops every variant of `tiles`; returns how many were dropped.
     @discardableResult
     public func remove(_ tiles: some Sequence<TileID>) -> Int {
         state.withLock { state in
             var removed = 0
             for tile in tiles {
-                guard let windows = state.byTile[tile] else { continue }
-                for window in windows where state.remove(Key(tile: tile, window: window)) { removed += 1 }
+                guard let variants = state.byTile[tile] else { continue }
+                for variant in variants where state.remove(Key(tile: tile, variant: variant)) { removed += 1 }
             }
             return removed
         }
     }
 
-    /// Drops every window of every tile under (or at) one of `subtrees`.
+    /// Drops every variant of every tile under (or at) one of `subtrees`.
     @discardableResult
     public func remove(under subtrees: [TileID]) -> Int {
         guard !subtrees.isEmpty else { return 0 }
@@ -129,13 +131,13 @@ public final class WindowTileCache<Bytes: TileBytes>: Sendable {
             let doomed = state.byTile.keys.filter(under.contain)
             var removed = 0
             for tile in doomed {
-                for window in state.byTile[tile] ?? [] where state.remove(Key(tile: tile, window: window)) { removed += 1 }
+                for variant in state.byTile[tile] ?? [] where state.remove(Key(tile: tile, variant: variant)) { removed += 1 }
             }
             return removed
         }
     }
 
-    /// How many window tiles and bytes are kept.
+    /// How many tile variants and bytes are kept.
     public var usage: (tiles: Int, bytes: Int) {
         state.withLock { ($0.entries.count, $0.bytes) }
     }

@@ -1,4 +1,3 @@
-import RouteTilesModel
 
 /// The group a route belongs to, which read scopes name (`GroupScope`): its `group` property (a string), or
 /// `default` without one.

@@ -1,0 +1,153 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import RouteTiles
+import RouteTilesAccess
+
+/// Who may do what, around the operations of the dispatch table: the read policy (`--read public|token`) around the
+/// reads, a credential that may write around the writes, and `/metrics` for readers of every group when reads are
+/// private. What a credential grants (`AccessGrant`) reaches the handler in its context, which then reads only the
+/// grant's groups and writes only the routes the grant names.
+///
+/// A credential comes as `Authorization: Bearer …`, or as the `access_token` query parameter for clients that cannot
+/// set headers (EventSource, MapKit); the header wins when both are given. A missing credential where one is needed
+/// is a 401 with `WWW-Authenticate: Bearer`; one that does not verify is a 401 saying why; one that verifies but
+/// does not allow the operation is a 403.
+struct AccessControl: Sendable {
+    let policy: ReadPolicy
+    let verifier: CredentialVerifier
+    /// Whether the server has routes that change (live routes, not a tileset).
+    let writesOn: Bool
+    /// Whether JWTs may write (`ServerConfiguration.jwtWrites`).
+    let jwtWrites: Bool
+    let metrics: ServerMetrics
+
+    static let challenge: HTTPFields = [.wwwAuthenticate: "Bearer realm=\"routetiles\""]
+
+    /// The credential a request carries: the bearer token of `Authorization`, else the `access_token` parameter,
+    /// else `field` (`/osmand`'s `token`).
+    static func credential(of request: Request, field: String? = nil) -> String? {
+        if let header = request.headers[.authorization] {
+            guard header.count > 7, header.prefix(7).lowercased() == "bearer " else { return "" }
+            return header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        }
+        if let parameter = request.uri.queryParameters["access_token"] { return String(parameter) }
+        return field
+    }
+
+    /// What the request's credential grants: nil without one; a 401 when it does not verify.
+    func grant(of request: Request, field: String? = nil) async -> Result<AccessGrant?, AccessRefusal> {
+        guard let token = Self.credential(of: request, field: field) else { return .success(nil) }
+        guard !token.isEmpty else {
+            metrics.authenticationFailed()
+            return .failure(AccessRefusal(.unauthorized, "Authorization must be 'Bearer <token>'", challenge: true))
+        }
+        switch await verifier.grant(for: token) {
+        case let .success(grant): return .success(grant)
+        case let .failure(refusal):
+            metrics.authenticationFailed()
+            return .failure(AccessRefusal(.unauthorized, refusal.description, challenge: true))
+        }
+    }
+
+    /// The grant a read runs with: everything where reads are public, else the credential's, which must read some
+    /// group.
+    func readGrant(of request: Request) async -> Result<AccessGrant, AccessRefusal> {
+        guard policy == .token else { return .success(.anonymous) }
+        switch await grant(of: request) {
+        case let .failure(refusal): return .failure(refusal)
+        case .success(nil):
+            return .failure(AccessRefusal(.unauthorized, "reads on this server need a credential: 'Authorization: Bearer <token>' "
+                + "(or ?access_token=…)", challenge: true))
+        case let .success(grant?):
+            if case let .only(groups) = grant.read, groups.isEmpty {
+                return .failure(AccessRefusal(.forbidden, "this credential reads no group (its read claim is empty)"))
+            }
+            return .success(grant)
+        }
+    }
+
+    /// The grant a write runs with: a credential that may write some route. Per route, the handler checks
+    /// `AccessGrant.mayWrite(id:)`.
+    func writeGrant(of request: Request, field: String? = nil) async -> Result<AccessGrant, AccessRefusal> {
+        let keys = verifier.keys
+        guard writesOn, keys.writeToken != nil || (jwtWrites && keys.verifiesJWTs) else {
+            return .failure(AccessRefusal(.forbidden, "writes are off; start the server with a write token (--write-token, "
+                + "--write-token-file or ROUTETILES_WRITE_TOKEN) or JWT keys (--jwt-secret-file, --jwks) to allow them"))
+        }
+        switch await grant(of: request, field: field) {
+        case let .failure(refusal): return .failure(refusal)
+        case .success(nil):
+            return .failure(AccessRefusal(.unauthorized, "this request needs 'Authorization: Bearer <token>'", challenge: true))
+        case let .success(grant?):
+            guard grant.isFull || jwtWrites else {
+                return .failure(AccessRefusal(.forbidden, "JWTs do not write on this server: its routes are kept in memory "
+                    + "only, so only the write token writes (start it with --store to keep JWTs' writes)"))
+            }
+            guard grant.writesAnything else {
+                return .failure(AccessRefusal(.forbidden, "this credential may not write (its write claim is empty)"))
+            }
+            return .success(grant)
+        }
+    }
+
+    /// `handler` for reads: reached with the read grant in its context.
+    func reading(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
+        { request, context in
+            switch await readGrant(of: request) {
+            case let .failure(refusal): return refusal.response
+            case let .success(grant):
+                var context = context
+                context.grant = grant
+                return await handler(request, context)
+            }
+        }
+    }
+
+    /// `handler` for writes: reached with the write grant in its context.
+    func writing(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
+        { request, context in
+            switch await writeGrant(of: request) {
+            case let .failure(refusal): return refusal.response
+            case let .success(grant):
+                var context = context
+                context.grant = grant
+                return await handler(request, context)
+            }
+        }
+    }
+
+    /// `handler` for what only readers of every group may see where reads are private: `/metrics`, whose counts
+    /// are the whole fleet's.
+    func readingEverything(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
+        { request, context in
+            switch await readGrant(of: request) {
+            case let .failure(refusal): return refusal.response
+            case let .success(grant):
+                guard grant.read.isAll else {
+                    return AccessRefusal(.forbidden, "this resource counts every group's routes; it needs a credential that "
+                        + "reads every group (\"read\": [\"*\"])").response
+                }
+                return await handler(request, context)
+            }
+        }
+    }
+}
+
+/// An operation refused for want of a credential (401) or of a grant (403), with the reason.
+struct AccessRefusal: Error {
+    var status: HTTPResponse.Status
+    var message: String
+    /// Whether to send `WWW-Authenticate` (on 401s).
+    var challenge = false
+
+    init(_ status: HTTPResponse.Status, _ message: String, challenge: Bool = false) {
+        self.status = status
+        self.message = message
+        self.challenge = challenge
+    }
+
+    var response: Response {
+        HTTPAnswers.error(status, message, headers: challenge ? AccessControl.challenge : [:])
+    }
+}

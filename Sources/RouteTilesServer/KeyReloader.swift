@@ -1,0 +1,53 @@
+import Logging
+import RouteTilesAccess
+import ServiceLifecycle
+import UnixSignals
+
+/// Keeps the credential keys current without a restart: on SIGHUP, and every `interval` (so within that time of a
+/// key file's change), it asks `source` for the keys and, when they differ from those in use, hands them to the
+/// verifier, which forgets every token verified with the old ones. A source that fails (a file half-written, a JWKS
+/// URL down) is logged and the keys in use are kept.
+struct KeyReloader: Service {
+    let verifier: CredentialVerifier
+    /// The keys as their files (and URL) give them now; `force` on SIGHUP, to fetch a URL again at once.
+    let source: @Sendable (_ force: Bool) async throws -> CredentialKeys
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await _ in signals { await reload(force: true, cause: "SIGHUP") }
+                }
+                group.addTask {
+                    while true {
+                        do { try await Task.sleep(for: interval) } catch { return }
+                        await reload(force: false, cause: "a key file changed")
+                    }
+                }
+            }
+        }
+    }
+
+    func reload(force: Bool, cause: String) async {
+        let keys: CredentialKeys
+        do {
+            keys = try await source(force)
+        } catch {
+            logger.error("credential keys: cannot read them again (\(error)); the keys in use are kept")
+            return
+        }
+        guard keys != verifier.keys else {
+            if force { logger.notice("credential keys: reread on \(cause); unchanged") }
+            return
+        }
+        do {
+            try await verifier.reload(keys)
+            logger.notice("credential keys: reloaded (\(cause)); tokens verified with the old keys are forgotten")
+        } catch {
+            logger.error("credential keys: the new keys cannot be used (\(error)); the keys in use are kept")
+        }
+    }
+}
