@@ -157,7 +157,8 @@ let package = Package(
         .target(name: "RouteTilesCoreTestSupport", dependencies: ["RouteTiles", "RouteTilesTiling", "RouteTilesLive"],
                 path: "Tests/CoreTestSupport"),
         .target(name: "RouteTilesTestSupport", dependencies: [
-            "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesServer", "RouteTilesPurge",
+            "RouteTiles", "RouteTilesCoreTestSupport", "RouteTilesServer", "RouteTilesPurge", "RouteTilesAccess",
+            .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),

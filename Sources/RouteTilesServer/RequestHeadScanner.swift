@@ -20,6 +20,11 @@ enum RequestHeadScanner {
         /// A `GET` or `HEAD` of an HTTP/1.1 origin-form target without percent escapes, with no `Connection`,
         /// `Expect` or `Upgrade` field: the kinds of request the fast path may answer.
         var isCandidate: Bool
+        /// The credential: the token of `Authorization: Bearer …`, else the `access_token` query parameter's value,
+        /// as offsets in the scanned bytes; nil without one.
+        var credential: Range<Int>?
+        /// An `Authorization` field that is not a bearer token (or several): the full path explains the 401.
+        var otherAuthorization = false
     }
 
     enum Result {
@@ -61,10 +66,12 @@ enum RequestHeadScanner {
                             && !target.contains(UInt8(ascii: "%")))
         head.pathCount = (target.firstIndex(of: UInt8(ascii: "?")) ?? space2) - head.pathStart
         // A window tile (`?from=…`, `?to=…`) is another tile than the one cached under the path: the full path's.
-        if let question = target.firstIndex(of: UInt8(ascii: "?")),
-           Self.namesTimeWindow(bytes[(question + 1)..<space2]) {
-            head.isCandidate = false
+        if let question = target.firstIndex(of: UInt8(ascii: "?")) {
+            let query = bytes[(question + 1)..<space2]
+            if Self.namesTimeWindow(query) { head.isCandidate = false }
+            head.credential = Self.parameter("access_token", in: query)
         }
+        var bearer: Range<Int>?
         var gzip = GzipAcceptance()
 
         // Header fields, up to the empty line.
@@ -104,10 +111,33 @@ enum RequestHeadScanner {
                 }
             } else if name.equalsIgnoringCase("expect") || name.equalsIgnoringCase("upgrade") {
                 head.isCandidate = false
+            } else if name.equalsIgnoringCase("authorization") {
+                let scheme = value.prefix(7)
+                if bearer == nil, value.count > 7, scheme.prefix(6).equalsIgnoringCase("bearer"), scheme.last == UInt8(ascii: " ") {
+                    bearer = value.startIndex + 7..<value.endIndex
+                } else {
+                    head.otherAuthorization = true
+                }
             }
         }
+        if let bearer { head.credential = bearer }
         head.acceptsGzip = gzip.allowsGzip
         return .request(head, length: start)
+    }
+
+    /// The value of the query parameter `name`, when it has one without escapes (else the full path reads it).
+    static func parameter(_ name: String, in query: Slice<UnsafeRawBufferPointer>) -> Range<Int>? {
+        var start = query.startIndex
+        while start < query.endIndex {
+            let end = query[start...].firstIndex(of: UInt8(ascii: "&")) ?? query.endIndex
+            let parameter = query[start..<end]
+            if let equals = parameter.firstIndex(of: UInt8(ascii: "=")),
+               query[start..<equals].elementsEqual(name.utf8), equals + 1 < end {
+                return (equals + 1)..<end
+            }
+            start = end + 1
+        }
+        return nil
     }
 
     /// Whether a query string has a `from` or `to` parameter.

@@ -60,7 +60,8 @@ final class ServerState: Sendable {
         }
         api = ServerAPI(
             tiles: Self.tileEndpoints(configuration: configuration, tiles: tiles, live: backend.live, metrics: metrics,
-                                      logger: logger, cors: cors, recorder: recorder),
+                                      logger: logger, cors: cors, recorder: recorder,
+                                      privateReads: configuration.read == .token ? verifier : nil),
             metadata: MetadataEndpoints(name: name, configuration: configuration, backend: backend, cache: tiles.cache,
                                         metrics: metrics, accessLog: accessLog),
             live: live, cors: cors, recorder: recorder, access: access)
@@ -78,7 +79,7 @@ final class ServerState: Sendable {
     /// The tiles' family: their `Cache-Control` and `Last-Modified` follow whether the routes can change.
     private static func tileEndpoints(configuration: ServerConfiguration, tiles: TileService<ByteBuffer>,
                                       live: LiveRouteSync?, metrics: ServerMetrics, logger: Logger, cors: CORSHeaders,
-                                      recorder: RequestRecorder) -> TileEndpoints {
+                                      recorder: RequestRecorder, privateReads: CredentialVerifier?) -> TileEndpoints {
         // Routes change when writes are taken or when the store is shared (SQL, other replicas, other processes);
         // routes from files in memory, without a write token, are as finished as a tileset.
         let changes = live.map { configuration.writeToken != nil || $0.store.isDurable } ?? false
@@ -89,6 +90,6 @@ final class ServerState: Sendable {
             responder: responder,
             lastModified: changes ? nil : HTTPField(name: .lastModified, value: HTTPDateClock.format(modified)),
             metrics: metrics, logger: logger, retryAfterSeconds: configuration.retryAfterSeconds, cors: cors,
-            recorder: recorder)
+            recorder: recorder, privateReads: privateReads)
     }
 }

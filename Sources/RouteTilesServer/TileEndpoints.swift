@@ -16,6 +16,10 @@ struct TileEndpoints: Sendable {
     /// What the fast path adds and records itself, as the wrappers of the table do for every other answer.
     let cors: CORSHeaders
     let recorder: RequestRecorder
+    /// Where reads are private, what the fast path asks whether a request's credential reads every group (a
+    /// token verified lately, `CredentialVerifier.cachedGrant(for:)`); others go the full path. Nil: reads are
+    /// public.
+    let privateReads: CredentialVerifier?
 
     var operations: [APIOperation] {
         let tiles = PathPattern(subtree: "/tiles/", documentedAs: "/tiles/{z}/{x}/{y}.mvt")
@@ -68,6 +72,13 @@ struct TileEndpoints: Sendable {
         guard head.isCandidate, head.acceptsGzip, path.count > prefix, path.prefix(prefix).elementsEqual("/tiles/".utf8)
         else {
             return nil
+        }
+        if let privateReads {
+            // Only a credential verified lately that reads every group: the default tile is its tile.
+            guard !head.otherAuthorization, let range = head.credential,
+                  privateReads.cachedGrant(for: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))?
+                    .read.isAll == true
+            else { return nil }
         }
         let started = recorder.start()
         guard let tile = responder.cachedAnswer(

@@ -1,0 +1,226 @@
+import NIOHTTP1
+import Foundation
+import RouteTiles
+import RouteTilesAccess
+@testable import RouteTilesServer
+import RouteTilesCoreTestSupport
+import RouteTilesTestSupport
+import Testing
+
+/// Private reads, scoped credentials and groups over HTTP: a real server on a loopback port, a real client, JWTs
+/// signed with the server's HS256 secret.
+@Suite struct AccessControlTests {
+    static let writeToken = "the-write-token-0123"
+
+    /// Three vans in three groups (acme, globex, and default, which has no property), each a line of 30 fixes.
+    static func vans() -> [Route] {
+        var rng = SeededGenerator(seed: 36)
+        return [("veh-17", "acme"), ("veh-18", "globex"), ("veh-19", nil)].enumerated().map { i, van in
+            var properties = [Property("name", .string(van.0))]
+            if let group = van.1 { properties.append(Property("group", .string(group))) }
+            return Route(id: .string(van.0), properties: properties,
+                         parts: [Sample.track(count: 30, lon: 2.35 + Double(i) * 0.0005, lat: 48.85, step: 0.0004, using: &rng)])
+        }
+    }
+
+    static func privateServer(_ c: inout ServerConfiguration) {
+        c.read = .token
+        c.writeToken = writeToken
+        c.credentials = try? TestTokens.verifier(writeToken: writeToken)
+    }
+
+    static func bearer(_ token: String) -> [(String, String)] { [("Authorization", "Bearer \(token)")] }
+
+    static var backend: TileBackend {
+        var options = TestServer.options()
+        options.positionLayer = "positions"
+        return .routes(vans(), options: options)
+    }
+
+    /// The tiles every van touches at z14.
+    static func tiles() -> [TileID] {
+        var tiles = Set<TileID>()
+        for van in vans() { for c in van.parts[0] { tiles.insert(WebMercator.tile(containing: c, zoom: 14)) } }
+        return tiles.sorted()
+    }
+
+    @Test func privateReadsNeedACredentialWhileTheViewerAndProbesStayOpen() async throws {
+        try await TestServer.with(Self.backend, configure: Self.privateServer) { server in
+            let t = Self.tiles()[0]
+            for path in ["/tiles/14/\(t.x)/\(t.y).mvt", "/routes", "/routes/veh-17", "/routes/veh-17/gpx", "/tiles.json",
+                         "/style.json", "/events", "/metrics"] {
+                let refused = try await server.get(path)
+                #expect(refused.status == 401 && refused.headers.first(name: "WWW-Authenticate")?.hasPrefix("Bearer") == true,
+                        "\(path): \(refused.status) \(refused.text)")
+            }
+            for path in ["/", "/viewer.js", "/health", "/health/live", "/health/ready", "/openapi.json"] {
+                #expect(try await server.get(path).status == 200, "\(path)")
+            }
+            // The health names no route or point count.
+            let health = try await server.get("/health").json
+            #expect(health["routes"] == nil && health["points"] == nil && health["generation"] == nil, "\(health)")
+
+            let everything = try await TestTokens.hs256(read: ["*"], subject: "dispatcher")
+            for credential in [Self.writeToken, everything] {
+                #expect(try await server.get("/routes", headers: Self.bearer(credential)).status == 200)
+                #expect(try await server.get("/tiles/14/\(t.x)/\(t.y).mvt", headers: Self.bearer(credential)).status == 200)
+                #expect(try await server.get("/metrics", headers: Self.bearer(credential)).status == 200)
+            }
+            // As a query parameter, for clients that cannot set headers.
+            #expect(try await server.get("/routes?access_token=\(everything)").status == 200)
+            // Expired beyond the skew, signed with another secret, or no JWT at all: 401, saying why.
+            let expired = try await TestTokens.hs256(read: ["*"], expiresIn: -120)
+            let expiredReply = try await server.get("/routes", headers: Self.bearer(expired))
+            #expect(expiredReply.status == 401 && expiredReply.text.contains("expired"), "\(expiredReply.text)")
+            let foreign = try await TestTokens.hs256(read: ["*"], secret: Array("another secret that is long enough, surely".utf8))
+            #expect(try await server.get("/routes", headers: Self.bearer(foreign)).text.contains("signature"))
+            #expect(try await server.get("/routes", headers: [("Authorization", "Basic eDp5")]).status == 401)
+            // A credential that reads nothing, and a reader of some groups at /metrics: 403.
+            let van = try await TestTokens.hs256(write: ["veh-17"])
+            #expect(try await server.get("/routes", headers: Self.bearer(van)).status == 403)
+            let acme = try await TestTokens.hs256(read: ["acme"])
+            #expect(try await server.get("/metrics", headers: Self.bearer(acme)).status == 403)
+            let failures = try await server.get("/metrics", headers: Self.bearer(Self.writeToken)).text
+            #expect(Self.metric(failures, "routetiles_authentication_failures_total") >= 3, "\(failures)")
+        }
+    }
+
+    static func metric(_ text: String, _ name: String) -> Int {
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Int(Double(line.split(separator: " ")[1]) ?? -1)
+        }
+        return 0
+    }
+
+    @Test func aReaderOfSomeGroupsNeverSeesAnotherGroupsRoutes() async throws {
+        try await TestServer.with(Self.backend, configure: Self.privateServer) { server in
+            let acme = Self.bearer(try await TestTokens.hs256(read: ["acme"]))
+            let others = Self.bearer(try await TestTokens.hs256(read: ["globex", "default"]))
+            let list = try await server.get("/routes", headers: acme).json
+            #expect((list["routes"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["veh-17"], "\(list)")
+            let otherList = try await server.get("/routes", headers: others).json
+            #expect((otherList["routes"] as? [[String: Any]])?.compactMap { $0["id"] as? String }.sorted() == ["veh-18", "veh-19"])
+            // Another group's route is answered as one that does not exist, to the byte.
+            let hidden = try await server.get("/routes/veh-18", headers: acme)
+            let missing = try await server.get("/routes/veh-99", headers: acme)
+            #expect(hidden.status == 404 && hidden.text == missing.text.replacingOccurrences(of: "veh-99", with: "veh-18"))
+            for path in ["/routes/veh-18/gpx", "/routes/veh-18/position?at=0"] {
+                #expect(try await server.get(path, headers: acme).status == 404, "\(path)")
+            }
+            #expect(try await server.get("/routes/veh-17", headers: acme).status == 200)
+
+            // Tiles: acme's reader gets features of veh-17 alone, lines and positions; the other reader never
+            // veh-17's. Each set of tiles is cached apart: asked in turn, neither gets the other's.
+            let fid17 = ProjectedRouteSet.featureID(for: .string("veh-17"), index: 0)
+            var seen17 = 0, seenOthers = 0
+            for _ in 0..<2 {
+                for t in Self.tiles() {
+                    let path = "/tiles/14/\(t.x)/\(t.y).mvt"
+                    for (headers, mine) in [(acme, true), (others, false)] {
+                        let reply = try await server.get(path, gzip: false, headers: headers)
+                        #expect(reply.status == 200 || reply.status == 204)
+                        guard reply.status == 200 else { continue }
+                        for layer in try VectorTileDecoder.decode(reply.body).layers {
+                            for feature in layer.features {
+                                #expect((feature.id == fid17) == mine, "\(path) \(layer.name) \(feature.id ?? 0)")
+                                if feature.id == fid17 { seen17 += 1 } else { seenOthers += 1 }
+                            }
+                        }
+                    }
+                }
+            }
+            #expect(seen17 > 0 && seenOthers > 0)
+            // tiles.json: the bounds of acme's route alone.
+            let tilejson = try await server.get("/tiles.json", headers: acme).json
+            let bounds = try #require(tilejson["bounds"] as? [Double])
+            let van17 = Self.vans()[0].parts[0]
+            #expect(bounds[0] >= van17.map(\.longitude).min()! - 1e-6 && bounds[2] <= van17.map(\.longitude).max()! + 1e-6,
+                    "\(bounds)")
+        }
+    }
+
+    @Test func aCredentialWritesOnlyTheRoutesItNames() async throws {
+        try await TestServer.with(Self.backend, configure: Self.privateServer) { server in
+            let van = Self.bearer(try await TestTokens.hs256(write: ["veh-17"], subject: "van-17"))
+            let fix = Array(#"[[2.3601, 48.8501]]"#.utf8)
+            #expect(try await server.request(.POST, "/routes/veh-17/points", headers: van, body: fix).status == 200)
+            for (method, path) in [(HTTPMethod.POST, "/routes/veh-18/points"), (.PUT, "/routes/veh-18"), (.DELETE, "/routes/veh-18"),
+                                   (.POST, "/routes/veh-99/points")] {
+                let refused = try await server.request(method, path, headers: van, body: method == .DELETE ? nil : fix)
+                #expect(refused.status == 403 && refused.text.contains("may not write route"), "\(path) \(refused.text)")
+            }
+            // A batch: its own route applied, the other refused with 403, not looked at.
+            let batch = Array(#"{"veh-17": [[2.3602, 48.8502]], "veh-18": [[2.3602, 48.8502]], "veh-99": [[2.3602, 48.8502]]}"#.utf8)
+            let answer = try await server.request(.POST, "/routes/points", headers: van, body: batch)
+            #expect(answer.status == 200, "\(answer.text)")
+            let applied = (answer.json["applied"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            let refused = (answer.json["refused"] as? [[String: Any]])?.map { "\($0["id"] ?? "") \($0["status"] ?? "")" }
+            #expect(applied == ["veh-17"] && refused?.sorted() == ["veh-18 403", "veh-99 403"], "\(answer.text)")
+            // POST /routes: a route it names, yes; one without an id (numbered by the server), no.
+            let named = Array(#"{"type":"Feature","id":"veh-17","properties":{},"geometry":{"type":"LineString","coordinates":[[2.35,48.85],[2.36,48.86]]}}"#.utf8)
+            #expect(try await server.request(.POST, "/routes", headers: van + [("Content-Type", "application/geo+json")], body: named).status == 201)
+            let unnamed = Array(#"{"type":"Feature","properties":{},"geometry":{"type":"LineString","coordinates":[[2.35,48.85],[2.36,48.86]]}}"#.utf8)
+            let noID = try await server.request(.POST, "/routes", headers: van + [("Content-Type", "application/geo+json")], body: unnamed)
+            #expect(noID.status == 403 && noID.text.contains("no id"), "\(noID.text)")
+            // /osmand with the credential as its token field.
+            let vanToken = try await TestTokens.hs256(write: ["veh-17"])
+            #expect(try await server.get("/osmand?id=veh-18&lat=48.85&lon=2.36&token=\(vanToken)").status == 403)
+            // A reader may not write at all.
+            let reader = Self.bearer(try await TestTokens.hs256(read: ["*"]))
+            #expect(try await server.request(.POST, "/routes/veh-17/points", headers: reader, body: fix).status == 403)
+            let metrics = try await server.get("/metrics", headers: Self.bearer(Self.writeToken)).text
+            #expect(Self.metric(metrics, "routetiles_writes_forbidden_total") >= 8, "\(metrics)")
+        }
+    }
+
+    @Test func aReaderOfSomeGroupsGetsTheEventsOfItsRoutesAlone() async throws {
+        try await TestServer.with(Self.backend, configure: Self.privateServer) { server in
+            let acmeToken = try await TestTokens.hs256(read: ["acme"])
+            let stream = try await EventStreamReader(url: server.base + "/events?access_token=\(acmeToken)")
+            #expect(stream.status == 200)
+            #expect(try await stream.next()?.name == "hello")
+            let full = Self.bearer(Self.writeToken)
+            let fix = Array(#"[[2.3601, 48.8501]]"#.utf8)
+            // Another group's change: nothing. Then acme's: its ids and tiles. Then both in one batch: acme's id,
+            // no tile, and the world as a subtree.
+            _ = try await server.request(.POST, "/routes/veh-18/points", headers: full, body: fix)
+            _ = try await server.request(.POST, "/routes/veh-17/points", headers: full, body: fix)
+            let own = try #require(try await stream.next())
+            #expect(own.json["ids"] as? [String] == ["veh-17"] && (own.json["tiles"] as? [String])?.isEmpty == false, "\(own.data)")
+            let both = Array(#"{"veh-17": [[2.3602, 48.8502]], "veh-18": [[2.3602, 48.8502]]}"#.utf8)
+            _ = try await server.request(.POST, "/routes/points", headers: full, body: both)
+            let mixed = try #require(try await stream.next())
+            #expect(mixed.json["ids"] as? [String] == ["veh-17"] && (mixed.json["tiles"] as? [String]) == []
+                && mixed.json["subtrees"] as? [String] == ["0/0/0"], "\(mixed.data)")
+            // A deleted route's event reaches the readers of the group it had.
+            _ = try await server.request(.DELETE, "/routes/veh-18", headers: full)
+            _ = try await server.request(.DELETE, "/routes/veh-17", headers: full)
+            let deleted = try #require(try await stream.next())
+            #expect(deleted.json["ids"] as? [String] == ["veh-17"], "\(deleted.data)")
+            stream.close()
+        }
+    }
+
+    @Test func theFastPathServesCachedTilesOnlyToCredentialsThatReadEverything() async throws {
+        try await TestServer.with(Self.backend, configure: Self.privateServer) { server in
+            let t = Self.tiles()[0]
+            let path = "/tiles/14/\(t.x)/\(t.y).mvt"
+            let everything = Self.bearer(try await TestTokens.hs256(read: ["*"]))
+            // Cached by the first, answered before the HTTP decoder for the second.
+            #expect(try await server.get(path, headers: everything).status == 200)
+            #expect(try await server.get(path, headers: everything).status == 200)
+            let fast = Self.metric(try await server.get("/metrics", headers: everything).text, "routetiles_http_fast_answers_total")
+            #expect(fast >= 1)
+            // The same cached tile, without a credential, with a bad one, and for a limited reader: never the fast
+            // path's answer.
+            #expect(try await server.get(path).status == 401)
+            #expect(try await server.get(path, headers: Self.bearer("nonsense")).status == 401)
+            let acme = Self.bearer(try await TestTokens.hs256(read: ["globex"]))
+            let limited = try await server.get(path, gzip: false, headers: acme)
+            let ids = limited.status == 200 ? try VectorTileDecoder.decode(limited.body).layers.flatMap { $0.features.compactMap(\.id) } : []
+            #expect(!ids.contains(ProjectedRouteSet.featureID(for: .string("veh-17"), index: 0)))
+            let after = Self.metric(try await server.get("/metrics", headers: everything).text, "routetiles_http_fast_answers_total")
+            #expect(after == fast)
+        }
+    }
+}
