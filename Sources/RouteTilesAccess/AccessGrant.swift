@@ -12,18 +12,25 @@ public struct AccessGrant: Sendable, Hashable {
     public var write: [RouteIDPattern]
     /// Who holds it, for logs and limits: a JWT's `sub`, `write-token`, or nil for a request without a credential.
     public var subject: String?
-    /// Whether it is the server's write token, which alone may read `/metrics` when reads are private.
+    /// Whether it is the server's write token.
     public var isFull: Bool
+    /// When it expires (a JWT's `exp`, Unix seconds); nil for the write token. Tile URLs signed for it expire by
+    /// then.
+    public var expires: Int64?
 
-    public init(read: GroupScope, write: [RouteIDPattern], subject: String?, isFull: Bool = false) {
+    public init(read: GroupScope, write: [RouteIDPattern], subject: String?, isFull: Bool = false, expires: Int64? = nil) {
         self.read = read
         self.write = write
         self.subject = subject
         self.isFull = isFull
+        self.expires = expires
     }
 
     /// The write token's grant: every group, every id.
     public static let full = AccessGrant(read: .all, write: [RouteIDPattern("*")], subject: "write-token", isFull: true)
+
+    /// The subject of the grant of a signed tile URL.
+    public static let signedURLSubject = "signed URL"
 
     /// A request without a credential where reads are public: every group, no write.
     public static let anonymous = AccessGrant(read: .all, write: [], subject: nil)

@@ -42,6 +42,8 @@ public final class CredentialVerifier: Sendable {
         /// Bumped on every reload.
         var generation: Int
         var collections: Collections?
+        /// What signs and checks tile URLs, with a key derived from these keys' secret.
+        var urlSigner: TileURLSigner
     }
 
     /// jwt-kit's key collections: the HS256 secret's, the JWKS's.
@@ -68,6 +70,15 @@ public final class CredentialVerifier: Sendable {
 
     /// The keys in use.
     public var keys: CredentialKeys { loaded.withLock { $0.keys } }
+
+    /// What signs tile URLs with the keys in use.
+    public var urlSigner: TileURLSigner { loaded.withLock { $0.urlSigner } }
+
+    /// The URL key of a server with neither an HS256 secret nor a write token: random, its own.
+    static let processSecret: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
+
+    /// The time now, in Unix seconds, as this verifier tells it.
+    public var currentTime: Int64 { now() }
 
     /// Makes the keys ready for verification now rather than at the first token; throws `KeyProblem` for a key
     /// jwt-kit cannot use.
@@ -114,7 +125,9 @@ public final class CredentialVerifier: Sendable {
                 decoded.append(key)
             }
         }
-        return Loaded(keys: keys, jwk: decoded, jwksAlgorithms: algorithms, generation: generation)
+        let secret = TileURLSigner.secret(of: keys) ?? Self.processSecret
+        return Loaded(keys: keys, jwk: decoded, jwksAlgorithms: algorithms, generation: generation,
+                      urlSigner: TileURLSigner(secret: secret))
     }
 
     /// jwt-kit's collections of checked keys.

@@ -31,6 +31,6 @@ public struct RouteTilesClaims: JWTPayload, Equatable {
     /// What the claims grant.
     public var grant: AccessGrant {
         AccessGrant(read: GroupScope(claim: read ?? []), write: (write ?? []).map(RouteIDPattern.init),
-                    subject: sub?.value)
+                    subject: sub?.value, expires: exp.map { Int64($0.value.timeIntervalSince1970) })
     }
 }

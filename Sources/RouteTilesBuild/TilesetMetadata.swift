@@ -84,9 +84,15 @@ public struct TilesetMetadata: Sendable, Equatable {
 
     /// TileJSON 3.0.0 with absolute tile URLs under `baseURL` (`{baseURL}/{z}/{x}/{y}.mvt`).
     public func tileJSON(baseURL: String) -> [UInt8] {
+        tileJSON(baseURL: baseURL, tileQuery: nil)
+    }
+
+    /// `tileJSON(baseURL:)` with `?tileQuery` after the tile URL template (a signed tile URL's parameters).
+    public func tileJSON(baseURL: String, tileQuery: String?) -> [UInt8] {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
-        let document = TileJSONDocument(name: name, description: description, tiles: ["\(base)/{z}/{x}/{y}.mvt"],
+        let document = TileJSONDocument(name: name, description: description,
+                                        tiles: ["\(base)/{z}/{x}/{y}.mvt" + (tileQuery.map { "?" + $0 } ?? "")],
                                         minzoom: minZoom, maxzoom: maxZoom, bounds: bounds, center: center,
                                         vector_layers: vectorLayers, time_pieces: timePieces)
         return JSONText.bytes(document, pretty: true)

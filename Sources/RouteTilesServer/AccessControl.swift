@@ -51,9 +51,18 @@ struct AccessControl: Sendable {
     }
 
     /// The grant a read runs with: everything where reads are public, else the credential's, which must read some
-    /// group.
-    func readGrant(of request: Request) async -> Result<AccessGrant, AccessRefusal> {
+    /// group; for a tile, a signed URL's (`exp`, `g`, `sig`) when it has one.
+    func readGrant(of request: Request, signedTile: Bool = false) async -> Result<AccessGrant, AccessRefusal> {
         guard policy == .token else { return .success(.anonymous) }
+        let query = request.uri.queryParameters
+        if signedTile, let sig = query["sig"] {
+            switch verifier.urlSigner.check(exp: query["exp"] ?? "", groups: query["g"], sig: sig, now: verifier.currentTime) {
+            case let .success(scope): return .success(AccessGrant(read: scope, write: [], subject: AccessGrant.signedURLSubject))
+            case let .failure(refusal):
+                metrics.authenticationFailed()
+                return .failure(AccessRefusal(.forbidden, refusal.description))
+            }
+        }
         switch await grant(of: request) {
         case let .failure(refusal): return .failure(refusal)
         case .success(nil):
@@ -94,7 +103,7 @@ struct AccessControl: Sendable {
     /// `handler` for reads: reached with the read grant in its context.
     func reading(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
         { request, context in
-            switch await readGrant(of: request) {
+            switch await readGrant(of: request, signedTile: context.path.hasPrefix("/tiles/")) {
             case let .failure(refusal): return refusal.response
             case let .success(grant):
                 var context = context
@@ -102,6 +111,14 @@ struct AccessControl: Sendable {
                 return await handler(request, context)
             }
         }
+    }
+
+    /// The query of the tile URLs handed to a reader with `grant` (`tiles.json`, `style.json`): signed for its
+    /// groups, expiring on the hour, or by the credential's own expiry; nil where reads are public.
+    func signedTileQuery(for grant: AccessGrant) -> String? {
+        guard policy == .token else { return nil }
+        let exp = TileURLSigner.expiry(now: verifier.currentTime, notAfter: grant.expires)
+        return verifier.urlSigner.query(scope: grant.read, exp: exp)
     }
 
     /// `handler` for writes: reached with the write grant in its context.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import RouteTiles
+import RouteTilesAccess
 
 /// What describes and watches the server: the viewer and its files, `tiles.json`, `style.json`, `/health` and its
 /// probes, `/metrics`, `/assets/…` and `/openapi.json`. Every server has them; the live routes, when there are
@@ -12,6 +13,8 @@ struct MetadataEndpoints: Sendable {
     let cache: TileCache<ByteBuffer>
     let metrics: ServerMetrics
     let accessLog: AccessLog?
+    /// Who may read; signs the tile URLs of `tiles.json` and `style.json` where reads are private.
+    let access: AccessControl
 
     var operations: [APIOperation] {
         var operations = APIOperation.page("/", "getViewer") { _, context in viewer(mountPath: context.mountPath) }
@@ -31,10 +34,10 @@ struct MetadataEndpoints: Sendable {
             _, context in asset(context.parameters.tail)
         }
         operations += APIOperation.page("/tiles.json", "getTileJSON") { request, context in
-            tileJSON(baseURL: baseURL(request, mountPath: context.mountPath), groups: context.grant.read)
+            tileJSON(baseURL: baseURL(request, mountPath: context.mountPath), grant: context.grant)
         }
         operations += APIOperation.page("/style.json", "getStyle") { request, context in
-            style(baseURL: baseURL(request, mountPath: context.mountPath), groups: context.grant.read)
+            style(baseURL: baseURL(request, mountPath: context.mountPath), grant: context.grant)
         }
         operations += APIOperation.page("/health", "getHealth") { _, _ in health() }
         operations += APIOperation.page("/health/live", "getLiveness") { _, _ in HTTPAnswers.json(ProbeAnswer(status: "ok")) }
@@ -66,23 +69,32 @@ struct MetadataEndpoints: Sendable {
     }
 
     /// `GET /tiles.json`: TileJSON 3.0.0 with absolute tile URLs; for a reader limited to some groups, the
-    /// bounds, layers and fields of their routes alone.
-    func tileJSON(baseURL: String, groups: GroupScope = .all) -> Response {
-        guard let metadata = backend.metadata(name: name, groups: groups) else {
+    /// bounds, layers and fields of their routes alone. Where reads are private, the tile URLs are signed for the
+    /// reader's groups (`AccessControl.signedTileQuery(for:)`), so that a client that cannot send its credential
+    /// with each tile request still gets them.
+    func tileJSON(baseURL: String, grant: AccessGrant = .anonymous) -> Response {
+        guard let metadata = backend.metadata(name: name, groups: grant.read) else {
             return HTTPAnswers.error(.forbidden, GroupsUnavailable().description)
         }
-        return HTTPAnswers.bytes(metadata.tileJSON(baseURL: baseURL + "/tiles"), contentType: "application/json",
-                                 headers: [.cacheControl: "no-cache"])
+        return HTTPAnswers.bytes(metadata.tileJSON(baseURL: baseURL + "/tiles", tileQuery: access.signedTileQuery(for: grant)),
+                                 contentType: "application/json", headers: [.cacheControl: Self.metadataCacheControl(access)])
     }
 
-    /// `GET /style.json`: a MapLibre style over this server's tiles (as `tileJSON` for a limited reader).
-    func style(baseURL: String, groups: GroupScope = .all) -> Response {
-        guard let metadata = backend.metadata(name: name, groups: groups) else {
+    /// Documents with signed URLs are the reader's own: no cache in front may keep them.
+    static func metadataCacheControl(_ access: AccessControl) -> String {
+        access.policy == .token ? "private, no-cache" : "no-cache"
+    }
+
+    /// `GET /style.json`: a MapLibre style over this server's tiles (as `tileJSON` for a limited reader); where
+    /// reads are private, its source names the signed tile URLs itself.
+    func style(baseURL: String, grant: AccessGrant = .anonymous) -> Response {
+        guard let metadata = backend.metadata(name: name, groups: grant.read) else {
             return HTTPAnswers.error(.forbidden, GroupsUnavailable().description)
         }
         var response = HTTPAnswers.json(StyleDocument.make(metadata: metadata, baseURL: baseURL,
-                                                           positionLayer: backend.live?.routes.options.positionLayer))
-        response.headers[.cacheControl] = "no-cache"
+                                                           positionLayer: backend.live?.routes.options.positionLayer,
+                                                           tileQuery: access.signedTileQuery(for: grant)))
+        response.headers[.cacheControl] = Self.metadataCacheControl(access)
         return response
     }
 

@@ -25,6 +25,10 @@ enum RequestHeadScanner {
         var credential: Range<Int>?
         /// An `Authorization` field that is not a bearer token (or several): the full path explains the 401.
         var otherAuthorization = false
+        /// The query (after `?`), as offsets in the scanned bytes; nil without one.
+        var query: Range<Int>?
+        /// The query has a `sig` parameter: a signed tile URL.
+        var isSigned = false
     }
 
     enum Result {
@@ -68,6 +72,8 @@ enum RequestHeadScanner {
         // A window tile (`?from=…`, `?to=…`) is another tile than the one cached under the path: the full path's.
         if let question = target.firstIndex(of: UInt8(ascii: "?")) {
             let query = bytes[(question + 1)..<space2]
+            head.query = query.startIndex..<query.endIndex
+            head.isSigned = Self.parameter("sig", in: query) != nil
             if Self.namesTimeWindow(query) { head.isCandidate = false }
             head.credential = Self.parameter("access_token", in: query)
         }

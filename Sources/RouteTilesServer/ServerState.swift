@@ -63,7 +63,7 @@ final class ServerState: Sendable {
                                       logger: logger, cors: cors, recorder: recorder,
                                       privateReads: configuration.read == .token ? verifier : nil),
             metadata: MetadataEndpoints(name: name, configuration: configuration, backend: backend, cache: tiles.cache,
-                                        metrics: metrics, accessLog: accessLog),
+                                        metrics: metrics, accessLog: accessLog, access: access),
             live: live, cors: cors, recorder: recorder, access: access)
         self.logger = logger
         self.verifier = verifier

@@ -16,7 +16,10 @@ enum StyleDocument {
     /// (`map.addImage`, as the viewer does on `styleimagemissing`), since the style has no sprite.
     static let headingImage = "routetiles-heading"
 
-    static func make(metadata: TilesetMetadata, baseURL: String, positionLayer: String? = nil) -> JSONLiteral {
+    /// - Parameter tileQuery: for a reader of private tiles, the signed URL parameters: the source then names the
+    ///   signed tile URLs itself, since the client fetches `tiles.json` without a credential.
+    static func make(metadata: TilesetMetadata, baseURL: String, positionLayer: String? = nil,
+                     tileQuery: String? = nil) -> JSONLiteral {
         var layers: [JSONLiteral] = [
             ["id": "background", "type": "background", "paint": ["background-color": "#f8fafc"]],
         ]
@@ -53,8 +56,18 @@ enum StyleDocument {
             "name": .string(metadata.name.isEmpty ? "routes" : metadata.name),
             "center": .array(metadata.center.prefix(2).map(JSONLiteral.number)),
             "zoom": .number(metadata.center.count > 2 ? metadata.center[2] : Double(metadata.minZoom)),
-            "sources": ["routes": ["type": "vector", "url": .string(baseURL + "/tiles.json")]],
+            "sources": ["routes": source(metadata: metadata, baseURL: baseURL, tileQuery: tileQuery)],
             "layers": .array(layers),
+        ]
+    }
+
+    /// The routes' source: `tiles.json`'s URL, or with `tileQuery` the signed tile URLs and what `tiles.json` tells.
+    private static func source(metadata: TilesetMetadata, baseURL: String, tileQuery: String?) -> JSONLiteral {
+        guard let tileQuery else { return ["type": "vector", "url": .string(baseURL + "/tiles.json")] }
+        return [
+            "type": "vector", "tiles": [.string(baseURL + "/tiles/{z}/{x}/{y}.mvt?" + tileQuery)],
+            "minzoom": .number(Double(metadata.minZoom)), "maxzoom": .number(Double(metadata.maxZoom)),
+            "bounds": .array(metadata.bounds.map(JSONLiteral.number)),
         ]
     }
 

@@ -25,17 +25,18 @@ struct TileEndpoints: Sendable {
         let tiles = PathPattern(subtree: "/tiles/", documentedAs: "/tiles/{z}/{x}/{y}.mvt")
         return [
             APIOperation(.get, tiles, "getTile") { request, context in
-                await tile(request, path: context.parameters.tail, groups: context.grant.read)
+                await tile(request, path: context.parameters.tail, grant: context.grant)
             },
             APIOperation(.head, tiles, "headTile") { request, context in
-                await tile(request, path: context.parameters.tail, groups: context.grant.read)
+                await tile(request, path: context.parameters.tail, grant: context.grant)
             },
         ]
     }
 
-    /// A tile, its 304 or 204, or the error that explains why not: the tile of the routes of `groups` (the groups
-    /// the reader's credential reads; every group where reads are public).
-    func tile(_ request: Request, path: Substring, groups: GroupScope) async -> Response {
+    /// A tile, its 304 or 204, or the error that explains why not: the tile of the routes of the groups the
+    /// reader's grant reads (every group where reads are public).
+    func tile(_ request: Request, path: Substring, grant: AccessGrant) async -> Response {
+        let groups = grant.read
         let window: TimeWindow?
         do {
             let query = request.uri.queryParameters
@@ -55,9 +56,40 @@ struct TileEndpoints: Sendable {
             if let log = answer.logMessage { logger.error("\(log)") }
             return HTTPAnswers.error(answer.status.http, answer.message ?? "", headers: headers)
         }
-        let http = TileHTTPAnswer(answer, lastModified: lastModified)
+        var http = TileHTTPAnswer(answer, lastModified: lastModified)
+        if privateReads != nil, grant.subject != AccessGrant.signedURLSubject { Self.keepPrivate(&http) }
         let body = http.body.readableBytes == 0 ? ResponseBody() : ResponseBody(byteBuffer: http.body)
         return Response(status: http.status, headers: http.headers, body: body)
+    }
+
+    /// A private tile read with a credential is the reader's: no shared cache may keep it (`private`). Tiles of
+    /// signed URLs keep their `public`: the URL is the credential, and caches key on it.
+    static func keepPrivate(_ answer: inout TileHTTPAnswer) {
+        guard let value = answer.headers[.cacheControl] else { return }
+        answer.headers[.cacheControl] = value.contains("public")
+            ? value.replacingOccurrences(of: "public", with: "private") : "private, " + value
+    }
+
+    /// Whether a request for a private tile may have the default (cached) tile at once: a signed URL of every group
+    /// whose signature holds, or a credential verified lately that reads every group. Anything else (no credential,
+    /// one not verified yet, a reader of some groups) goes the full path, which verifies, refuses or cuts the
+    /// groups' tile.
+    static func readsEverything(_ head: RequestHeadScanner.Head, in bytes: UnsafeRawBufferPointer,
+                                verifier: CredentialVerifier) -> Bool {
+        func text(_ range: Range<Int>) -> String { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+        if let query = head.query, let sig = RequestHeadScanner.parameter("sig", in: bytes[query]) {
+            guard RequestHeadScanner.parameter("g", in: bytes[query]) == nil,
+                  let exp = RequestHeadScanner.parameter("exp", in: bytes[query])
+            else { return false }
+            let groups: String? = nil
+            if case .success(.all) = verifier.urlSigner.check(exp: text(exp), groups: groups, sig: text(sig),
+                                                              now: verifier.currentTime) {
+                return true
+            }
+            return false
+        }
+        guard !head.otherAuthorization, let range = head.credential else { return false }
+        return verifier.cachedGrant(for: text(range))?.read.isAll == true
     }
 
     /// The answer to a `GET` or `HEAD` of a tile that is already cached, with every header the full path would
@@ -73,19 +105,14 @@ struct TileEndpoints: Sendable {
         else {
             return nil
         }
-        if let privateReads {
-            // Only a credential verified lately that reads every group: the default tile is its tile.
-            guard !head.otherAuthorization, let range = head.credential,
-                  privateReads.cachedGrant(for: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self))?
-                    .read.isAll == true
-            else { return nil }
-        }
+        if let privateReads, !Self.readsEverything(head, in: bytes, verifier: privateReads) { return nil }
         let started = recorder.start()
         guard let tile = responder.cachedAnswer(
             path: UnsafeRawBufferPointer(rebasing: path[prefix...]), isHead: head.isHead,
             acceptsGzip: head.acceptsGzip, ifNoneMatch: head.ifNoneMatch)
         else { return nil }
         var answer = TileHTTPAnswer(tile, lastModified: lastModified)
+        if privateReads != nil, !head.isSigned { Self.keepPrivate(&answer) }
         let method: HTTPRequest.Method = head.isHead ? .head : .get
         cors.add(to: &answer.headers, method: method)
         metrics.fastAnswers.increment()

@@ -223,4 +223,85 @@ import Testing
             #expect(after == fast)
         }
     }
+
+    /// The tile path and query of a signed tile URL from `tiles.json`, for tile `t`.
+    static func signedPath(_ tilejson: [String: Any], _ t: TileID, base: String) throws -> String {
+        let template = try #require((tilejson["tiles"] as? [String])?.first)
+        return String(template.dropFirst(base.count)).replacingOccurrences(of: "{z}", with: String(t.z))
+            .replacingOccurrences(of: "{x}", with: String(t.x)).replacingOccurrences(of: "{y}", with: String(t.y))
+    }
+
+    @Test func signedTileURLsReadTheirGroupsWithoutACredential() async throws {
+        try await TestServer.with(Self.backend, configure: Self.privateServer) { server in
+            let acme = Self.bearer(try await TestTokens.hs256(read: ["acme"], expiresIn: 7200))
+            let tilejson = try await server.get("/tiles.json", headers: acme)
+            #expect(tilejson.headers.first(name: "Cache-Control")?.contains("private") == true)
+            let fid17 = ProjectedRouteSet.featureID(for: .string("veh-17"), index: 0)
+            var signedPaths: [String] = []
+            for t in Self.tiles() {
+                let path = try Self.signedPath(tilejson.json, t, base: server.base)
+                #expect(path.contains("exp=") && path.contains("g=acme") && path.contains("sig="), "\(path)")
+                signedPaths.append(path)
+                // No credential: the URL is the credential. Only acme's features, and a public Cache-Control.
+                let reply = try await server.get(path, gzip: false)
+                #expect(reply.status == 200 || reply.status == 204, "\(path) \(reply.text)")
+                #expect(reply.headers.first(name: "Cache-Control")?.hasPrefix("public") == true)
+                if reply.status == 200 {
+                    let ids = try VectorTileDecoder.decode(reply.body).layers.flatMap { $0.features.compactMap(\.id) }
+                    #expect(ids.allSatisfy { $0 == fid17 }, "\(path)")
+                }
+            }
+            // Every URL of the hour is the same for every reader of the scope: the same exp and sig.
+            let again = try await server.get("/tiles.json", headers: Self.bearer(try await TestTokens.hs256(read: ["acme"], expiresIn: 7200)))
+            #expect(try Self.signedPath(again.json, Self.tiles()[0], base: server.base) == signedPaths[0])
+            // A changed signature, another scope under the same signature, an expired URL: 403.
+            let path = signedPaths[0]
+            let tampered = path.replacingOccurrences(of: "sig=", with: "sig=A")
+            #expect(try await server.get(tampered).status == 403)
+            let widened = path.replacingOccurrences(of: "g=acme", with: "g=acme,globex")
+            #expect(try await server.get(widened).status == 403)
+            let dropped = path.replacingOccurrences(of: "&g=acme", with: "")
+            #expect(try await server.get(dropped).status == 403)
+            let verifier = try TestTokens.verifier(writeToken: Self.writeToken)
+            let stale = verifier.urlSigner.query(scope: .only(["acme"]), exp: verifier.currentTime - 10)
+            let t = Self.tiles()[0]
+            let expired = try await server.get("/tiles/14/\(t.x)/\(t.y).mvt?" + stale)
+            #expect(expired.status == 403 && expired.text.contains("expired"), "\(expired.text)")
+            // A URL signed by another server's secret.
+            let foreign = TileURLSigner(secret: Array("some other server's secret, long enough to sign".utf8))
+            let exp = verifier.currentTime + 3600
+            #expect(try await server.get("/tiles/14/\(t.x)/\(t.y).mvt?" + foreign.query(scope: .only(["acme"]), exp: exp)).status == 403)
+            // A URL of a credential that expires sooner expires with it.
+            let short = try await TestTokens.hs256(read: ["acme"], expiresIn: 600)
+            let shortPath = try Self.signedPath(try await server.get("/tiles.json", headers: Self.bearer(short)).json, t, base: server.base)
+            let shortExp = try #require(shortPath.split(separator: "exp=").last?.prefix { $0.isNumber }).description
+            #expect(try #require(Int64(shortExp)) <= verifier.currentTime + 601)
+            // style.json names the signed tiles itself.
+            let style = try await server.get("/style.json", headers: acme).json
+            let source = (style["sources"] as? [String: Any])?["routes"] as? [String: Any]
+            #expect((source?["tiles"] as? [String])?.first?.contains("sig=") == true, "\(style)")
+            // Tiles read with a bearer credential are private.
+            let direct = try await server.get("/tiles/14/\(t.x)/\(t.y).mvt", headers: acme)
+            #expect(direct.headers.first(name: "Cache-Control")?.hasPrefix("private") == true)
+        }
+    }
+
+    @Test func signedURLsOfEveryGroupAreAnsweredByTheFastPath() async throws {
+        try await TestServer.with(Self.backend, configure: Self.privateServer) { server in
+            let tilejson = try await server.get("/tiles.json", headers: Self.bearer(Self.writeToken)).json
+            let t = Self.tiles()[0]
+            let path = try Self.signedPath(tilejson, t, base: server.base)
+            #expect(!path.contains("&g="))
+            #expect(try await server.get(path).status == 200)
+            let before = Self.metric(try await server.get("/metrics", headers: Self.bearer(Self.writeToken)).text,
+                                     "routetiles_http_fast_answers_total")
+            let cached = try await server.get(path)
+            #expect(cached.status == 200 && cached.headers.first(name: "Cache-Control")?.hasPrefix("public") == true)
+            let after = Self.metric(try await server.get("/metrics", headers: Self.bearer(Self.writeToken)).text,
+                                    "routetiles_http_fast_answers_total")
+            #expect(after == before + 1)
+            // The fast path checks the signature too.
+            #expect(try await server.get(path.replacingOccurrences(of: "sig=", with: "sig=x")).status == 403)
+        }
+    }
 }
