@@ -1,4 +1,5 @@
 import RouteTilesModel
+import Crypto
 import Foundation
 import JWTKit
 import Synchronization
@@ -197,7 +198,9 @@ public final class CredentialVerifier: Sendable {
         guard let collections else { return .failure(CredentialRefusal("the server's keys changed while verifying; send it again")) }
         switch await verify(token, with: state, collections: collections, now: time) {
         case let .success(claims):
-            let grant = claims.grant
+            var grant = claims.grant
+            // Limits and the audit log name every credential: without a sub, by the token's digest.
+            if grant.subject == nil { grant.subject = Self.digestName(of: token) }
             cache.insert(token, grant: grant, expires: claims.exp.map { Int64($0.value.timeIntervalSince1970) },
                          now: time, generation: state.generation)
             return .success(grant)
@@ -273,6 +276,11 @@ public final class CredentialVerifier: Sendable {
             guard claims.iss?.value == issuer else { return .failure(CredentialRefusal("the JWT's iss is not \(issuer)")) }
         }
         return .success(())
+    }
+
+    /// `jwt:` and the first 8 bytes of the token's SHA-256, in hex.
+    static func digestName(of token: String) -> String {
+        "jwt:" + SHA256.hash(data: Array(token.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
     static func reason(_ error: any Error) -> String {

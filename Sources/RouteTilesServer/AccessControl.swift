@@ -21,6 +21,34 @@ struct AccessControl: Sendable {
     /// Whether JWTs may write (`ServerConfiguration.jwtWrites`).
     let jwtWrites: Bool
     let metrics: ServerMetrics
+    /// Writes a minute per credential (the write token goes unlimited), writes a minute per client address, and
+    /// failed authentications a minute per client address, past which requests get 429 with `Retry-After`.
+    let limits: Limits
+    /// Where every write is recorded; nil for none.
+    let audit: AuditLog?
+
+    struct Limits: Sendable {
+        var writes: RateLimiter
+        var addressWrites: RateLimiter
+        var failures: RateLimiter
+
+        init(_ configuration: ServerConfiguration.RateLimits) {
+            writes = RateLimiter(perMinute: configuration.writesPerCredential)
+            addressWrites = RateLimiter(perMinute: configuration.writesPerAddress)
+            failures = RateLimiter(perMinute: configuration.authenticationFailuresPerAddress)
+        }
+    }
+
+    static func now() -> Double { Date().timeIntervalSince1970 }
+
+    /// The 429 of a limit, with the seconds to wait.
+    func limited(_ wait: Double, _ what: String) -> AccessRefusal {
+        metrics.rateLimited(what)
+        let seconds = max(1, Int(wait.rounded(.up)))
+        var refusal = AccessRefusal(.tooManyRequests, "too many \(what); try again in \(seconds) s")
+        refusal.retryAfter = seconds
+        return refusal
+    }
 
     static let challenge: HTTPFields = [.wwwAuthenticate: "Bearer realm=\"routetiles\""]
 
@@ -35,35 +63,46 @@ struct AccessControl: Sendable {
         return field
     }
 
-    /// What the request's credential grants: nil without one; a 401 when it does not verify.
-    func grant(of request: Request, field: String? = nil) async -> Result<AccessGrant?, AccessRefusal> {
+    /// What the request's credential grants: nil without one; a 401 when it does not verify; a 429 while the
+    /// client's address has failed too often.
+    func grant(of request: Request, address: String?, field: String? = nil) async -> Result<AccessGrant?, AccessRefusal> {
         guard let token = Self.credential(of: request, field: field) else { return .success(nil) }
+        let address = address ?? "unknown"
+        if let wait = limits.failures.wait(address, now: Self.now()) {
+            return .failure(limited(wait, "failed authentications from this address"))
+        }
         guard !token.isEmpty else {
-            metrics.authenticationFailed()
+            failed(address)
             return .failure(AccessRefusal(.unauthorized, "Authorization must be 'Bearer <token>'", challenge: true))
         }
         switch await verifier.grant(for: token) {
         case let .success(grant): return .success(grant)
         case let .failure(refusal):
-            metrics.authenticationFailed()
+            failed(address)
             return .failure(AccessRefusal(.unauthorized, refusal.description, challenge: true))
         }
     }
 
+    /// Counts a failed authentication from `address`.
+    func failed(_ address: String) {
+        metrics.authenticationFailed()
+        _ = limits.failures.take(address, now: Self.now())
+    }
+
     /// The grant a read runs with: everything where reads are public, else the credential's, which must read some
     /// group; for a tile, a signed URL's (`exp`, `g`, `sig`) when it has one.
-    func readGrant(of request: Request, signedTile: Bool = false) async -> Result<AccessGrant, AccessRefusal> {
+    func readGrant(of request: Request, address: String?, signedTile: Bool = false) async -> Result<AccessGrant, AccessRefusal> {
         guard policy == .token else { return .success(.anonymous) }
         let query = request.uri.queryParameters
         if signedTile, let sig = query["sig"] {
             switch verifier.urlSigner.check(exp: query["exp"] ?? "", groups: query["g"], sig: sig, now: verifier.currentTime) {
             case let .success(scope): return .success(AccessGrant(read: scope, write: [], subject: AccessGrant.signedURLSubject))
             case let .failure(refusal):
-                metrics.authenticationFailed()
+                failed(address ?? "unknown")
                 return .failure(AccessRefusal(.forbidden, refusal.description))
             }
         }
-        switch await grant(of: request) {
+        switch await grant(of: request, address: address) {
         case let .failure(refusal): return .failure(refusal)
         case .success(nil):
             return .failure(AccessRefusal(.unauthorized, "reads on this server need a credential: 'Authorization: Bearer <token>' "
@@ -76,25 +115,34 @@ struct AccessControl: Sendable {
         }
     }
 
-    /// The grant a write runs with: a credential that may write some route. Per route, the handler checks
-    /// `AccessGrant.mayWrite(id:)`.
-    func writeGrant(of request: Request, field: String? = nil) async -> Result<AccessGrant, AccessRefusal> {
+    /// The grant a write runs with: a credential that may write some route, within its limits. Per route, the
+    /// handler checks `AccessGrant.mayWrite(id:)`.
+    func writeGrant(of request: Request, address: String?, field: String? = nil,
+                    audit: AuditNote? = nil) async -> Result<AccessGrant, AccessRefusal> {
         let keys = verifier.keys
         guard writesOn, keys.writeToken != nil || (jwtWrites && keys.verifiesJWTs) else {
             return .failure(AccessRefusal(.forbidden, "writes are off; start the server with a write token (--write-token, "
                 + "--write-token-file or ROUTETILES_WRITE_TOKEN) or JWT keys (--jwt-secret-file, --jwks) to allow them"))
         }
-        switch await grant(of: request, field: field) {
+        switch await grant(of: request, address: address, field: field) {
         case let .failure(refusal): return .failure(refusal)
         case .success(nil):
             return .failure(AccessRefusal(.unauthorized, "this request needs 'Authorization: Bearer <token>'", challenge: true))
         case let .success(grant?):
+            audit?.subject = grant.subject
             guard grant.isFull || jwtWrites else {
                 return .failure(AccessRefusal(.forbidden, "JWTs do not write on this server: its routes are kept in memory "
                     + "only, so only the write token writes (start it with --store to keep JWTs' writes)"))
             }
             guard grant.writesAnything else {
                 return .failure(AccessRefusal(.forbidden, "this credential may not write (its write claim is empty)"))
+            }
+            let now = Self.now()
+            if !grant.isFull, let wait = limits.writes.take(grant.subject ?? "", now: now) {
+                return .failure(limited(wait, "writes with this credential"))
+            }
+            if let wait = limits.addressWrites.take(address ?? "unknown", now: now) {
+                return .failure(limited(wait, "writes from this address"))
             }
             return .success(grant)
         }
@@ -103,7 +151,7 @@ struct AccessControl: Sendable {
     /// `handler` for reads: reached with the read grant in its context.
     func reading(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
         { request, context in
-            switch await readGrant(of: request, signedTile: context.path.hasPrefix("/tiles/")) {
+            switch await readGrant(of: request, address: context.address, signedTile: context.path.hasPrefix("/tiles/")) {
             case let .failure(refusal): return refusal.response
             case let .success(grant):
                 var context = context
@@ -124,7 +172,7 @@ struct AccessControl: Sendable {
     /// `handler` for writes: reached with the write grant in its context.
     func writing(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
         { request, context in
-            switch await writeGrant(of: request) {
+            switch await writeGrant(of: request, address: context.address, audit: context.audit) {
             case let .failure(refusal): return refusal.response
             case let .success(grant):
                 var context = context
@@ -134,11 +182,28 @@ struct AccessControl: Sendable {
         }
     }
 
+    /// `handler` recorded in the audit log, when there is one: every request that reaches it, refused or not.
+    func auditing(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
+        guard let audit else { return handler }
+        return { request, context in
+            let note = AuditNote()
+            var context = context
+            context.audit = note
+            let response = await handler(request, context)
+            let id = context.parameters["id"].map { _ in context.parameters.decoded("id") }
+            audit.record(AuditLog.Entry(
+                time: TimeValue.iso(Int64((Date().timeIntervalSince1970 * 1000).rounded())), subject: note.subject,
+                address: context.address, method: request.method.rawValue, path: context.path,
+                ids: note.ids ?? id.map { [$0] }, status: Int(response.status.code)))
+            return response
+        }
+    }
+
     /// `handler` for what only readers of every group may see where reads are private: `/metrics`, whose counts
     /// are the whole fleet's.
     func readingEverything(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
         { request, context in
-            switch await readGrant(of: request) {
+            switch await readGrant(of: request, address: context.address) {
             case let .failure(refusal): return refusal.response
             case let .success(grant):
                 guard grant.read.isAll else {
@@ -157,6 +222,8 @@ struct AccessRefusal: Error {
     var message: String
     /// Whether to send `WWW-Authenticate` (on 401s).
     var challenge = false
+    /// `Retry-After`, in seconds (on 429s).
+    var retryAfter: Int?
 
     init(_ status: HTTPResponse.Status, _ message: String, challenge: Bool = false) {
         self.status = status
@@ -165,6 +232,8 @@ struct AccessRefusal: Error {
     }
 
     var response: Response {
-        HTTPAnswers.error(status, message, headers: challenge ? AccessControl.challenge : [:])
+        var headers: HTTPFields = challenge ? AccessControl.challenge : [:]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return HTTPAnswers.error(status, message, headers: headers)
     }
 }

@@ -10,7 +10,7 @@ extension RouteWriteEndpoints {
     /// The most routes one `POST /routes/points` may name.
     static let maxBatchRoutes = 10_000
 
-    func appendToMany(_ request: Request, grant: AccessGrant) async -> Response {
+    func appendToMany(_ request: Request, grant: AccessGrant, audit: AuditNote? = nil) async -> Response {
         let body: [UInt8]
         switch await readBody(request) {
         case let .success(read): body = read
@@ -23,6 +23,7 @@ extension RouteWriteEndpoints {
         } catch {
             return HTTPAnswers.error(.badRequest, "\(error)")
         }
+        audit?.ids = lists.map(\.key)
         guard !lists.isEmpty else { return HTTPAnswers.error(.badRequest, "the body names no route: send {\"id\": [[lon, lat], …], …}") }
         guard lists.count <= Self.maxBatchRoutes else {
             return HTTPAnswers.error(.contentTooLarge, "the body names \(lists.count) routes; at most \(Self.maxBatchRoutes) a request")

@@ -24,12 +24,12 @@ struct OsmandEndpoint: Sendable {
 
     var operations: [APIOperation] {
         [
-            APIOperation(.get, PathPattern("/osmand"), "osmandGet") { request, _ in await report(request) },
-            APIOperation(.post, PathPattern("/osmand"), "osmandPost") { request, _ in await report(request) },
+            APIOperation(.get, PathPattern("/osmand"), "osmandGet") { request, context in await report(request, context) },
+            APIOperation(.post, PathPattern("/osmand"), "osmandPost") { request, context in await report(request, context) },
         ]
     }
 
-    func report(_ request: Request) async -> Response {
+    func report(_ request: Request, _ context: APIContext) async -> Response {
         var fields = FormFields.parse(request.uri.query ?? "")
         if request.method == .post {
             switch await writes.readBody(request) {
@@ -40,7 +40,8 @@ struct OsmandEndpoint: Sendable {
             }
         }
         let grant: AccessGrant
-        switch await access.writeGrant(of: request, field: fields.last { $0.name == "token" }?.value) {
+        switch await access.writeGrant(of: request, address: context.address, field: fields.last { $0.name == "token" }?.value,
+                                       audit: context.audit) {
         case let .failure(refusal): return refusal.response
         case let .success(granted): grant = granted
         }
@@ -51,6 +52,7 @@ struct OsmandEndpoint: Sendable {
         } catch {
             return HTTPAnswers.error(.badRequest, "\(error)")
         }
+        context.audit?.ids = [fix.id]
         if let refusal = writes.refusal(fix.id, grant) { return refusal }
         var points = [fix.position]
         var times: [Int64]? = [fix.time]

@@ -36,10 +36,12 @@ public struct RouteTilesEndpoints: Sendable {
         for method: HTTPRequest.Method in [.get, .head, .post, .put, .delete, .options] {
             // The prefix alone (the viewer), and anything below it.
             group.on("", method: method) { request, context in
-                await Self.answer(request, rest: [], state: state)
+                await Self.answer(request, rest: [], state: state,
+                                  address: (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress)
             }
             group.on("**", method: method) { request, context in
-                await Self.answer(request, rest: context.parameters.getCatchAll(), state: state)
+                await Self.answer(request, rest: context.parameters.getCatchAll(), state: state,
+                                  address: (context as? any RemoteAddressRequestContext)?.remoteAddress?.ipAddress)
             }
         }
     }
@@ -54,13 +56,13 @@ public struct RouteTilesEndpoints: Sendable {
 
     /// Answers with the path below the mount point (`rest`, the components the router's `**` caught); the mount
     /// point is what comes before them in the request's path, wherever the router was itself mounted.
-    static func answer(_ request: Request, rest: [Substring], state: ServerState) async -> Response {
+    static func answer(_ request: Request, rest: [Substring], state: ServerState, address: String? = nil) async -> Response {
         let full = request.uri.path
         var path = "/" + rest.joined(separator: "/")
         if !rest.isEmpty, full.hasSuffix("/") { path += "/" }
         var mountPath = full.hasSuffix(path) ? String(full.dropLast(path.count)) : ""
         if rest.isEmpty { mountPath = full }
         while mountPath.hasSuffix("/") { mountPath.removeLast() }
-        return await state.api.answer(request, path: path, mountPath: mountPath)
+        return await state.api.answer(request, path: path, mountPath: mountPath, address: address)
     }
 }

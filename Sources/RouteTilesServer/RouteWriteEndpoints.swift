@@ -16,10 +16,10 @@ struct RouteWriteEndpoints: Sendable {
     var operations: [APIOperation] {
         [
             APIOperation(.post, PathPattern("/routes"), "createRoutes") { request, context in
-                await createRoutes(request, grant: context.grant)
+                await createRoutes(request, grant: context.grant, audit: context.audit)
             },
             APIOperation(.post, PathPattern("/routes/points"), "appendToRoutes") { request, context in
-                await appendToMany(request, grant: context.grant)
+                await appendToMany(request, grant: context.grant, audit: context.audit)
             },
             APIOperation(.put, PathPattern("/routes/{id}"), "replaceRoute") { request, context in
                 let key = context.parameters.decoded("id")
@@ -50,10 +50,17 @@ struct RouteWriteEndpoints: Sendable {
     /// `POST /routes`: routes in any format `build` reads; 201. With `depart_at`, directions routes get planned
     /// times from that departure. Every route of the body must be one the credential may write, else none is
     /// written (403); a route without an id (which the server numbers) needs a credential that writes every id.
-    func createRoutes(_ request: Request, grant: AccessGrant) async -> Response {
+    func createRoutes(_ request: Request, grant: AccessGrant, audit: AuditNote? = nil) async -> Response {
         await write(request, created: true) { body in
             let routes = try routes(in: body, contentType: request.headers[.contentType],
                                     departAt: request.uri.queryParameters["depart_at"])
+            audit?.ids = routes.map { route in
+                switch route.id {
+                case nil: return ""
+                case let .number(n)?: return String(n)
+                case let .string(key)?: return key
+                }
+            }
             guard !routes.isEmpty else { throw BodyProblem("the body holds no route") }
             // A route's id is its key in /routes/{id}: an empty one could never be read, replaced or deleted.
             if let index = routes.firstIndex(where: { $0.id == .string("") }) {

@@ -35,10 +35,11 @@ struct ServerAPI: Sendable {
         operations += metadata.operations
         operations = operations.map { operation in
             switch AccessRule.of(operation.id) {
-            case .open, .own: return operation
+            case .open: return operation
+            case .own: return operation.wrapped(by: access.auditing)
             case .read: return operation.wrapped(by: access.reading)
             case .readEverything: return operation.wrapped(by: access.readingEverything)
-            case .write: return operation.wrapped(by: access.writing)
+            case .write: return operation.wrapped(by: { access.auditing(access.writing($0)) })
             }
         }
         let table = DispatchTable(operations: operations, closed: closed)
@@ -46,9 +47,9 @@ struct ServerAPI: Sendable {
         wrapped = recorder.wrap(cors.wrap { request, context in await table.answer(request, context: context) })
     }
 
-    /// The answer to `request`, whose path below the mount point is `path`.
-    func answer(_ request: Request, path: String, mountPath: String) async -> Response {
-        await wrapped(request, APIContext(path: path, mountPath: mountPath))
+    /// The answer to `request` from `address`, whose path below the mount point is `path`.
+    func answer(_ request: Request, path: String, mountPath: String, address: String? = nil) async -> Response {
+        await wrapped(request, APIContext(path: path, mountPath: mountPath, address: address))
     }
 }
 

@@ -43,6 +43,23 @@ public struct ServerConfiguration: Sendable {
     public var credentialKeySource: (@Sendable (_ force: Bool) async throws -> CredentialKeys)?
     /// How often `credentialKeySource` is asked: a changed key file is in use within this time.
     public var keyReloadInterval: Duration = .seconds(5)
+    /// Limits that make abuse cost the abuser (`serve --limit-…`): each a number a minute, 0 for no limit.
+    public var rateLimits = RateLimits()
+    /// Where every write is recorded, one JSON line each (`serve --audit-log`); nil for nowhere.
+    public var auditLogPath: String?
+
+    public struct RateLimits: Sendable {
+        /// Writes a minute per credential (a JWT's `sub`, or the token's digest); the write token is not limited.
+        public var writesPerCredential = 600
+        /// Writes a minute per client address, whatever the credential; off by default (a fleet behind one NAT
+        /// shares an address).
+        public var writesPerAddress = 0
+        /// Failed authentications a minute per client address, past which its requests with a credential get 429.
+        public var authenticationFailuresPerAddress = 30
+
+        public init() {}
+    }
+
     /// Whether JWTs may write (as their `write` claims say). `serve` turns it off for routes without a store,
     /// which would forget the writes; the write token writes where writes are kept.
     public var jwtWrites = true

@@ -42,6 +42,7 @@ final class ServerMetrics: Sendable {
     /// not name (403).
     let authenticationFailures: Metrics.Counter
     let writesForbidden: Metrics.Counter
+    private let rateLimits = Mutex<[String: Metrics.Counter]>([:])
     private let inFlight = Atomic<Int>(0)
     private let inFlightGauge: Metrics.Gauge
 
@@ -94,6 +95,17 @@ final class ServerMetrics: Sendable {
     }
 
     func authenticationFailed() { authenticationFailures.increment() }
+
+    /// Counts a request refused by a rate limit (`routetiles_rate_limited_total{limit}`).
+    func rateLimited(_ what: String) {
+        let limit = what.hasPrefix("failed") ? "authentication_failures" : what.hasSuffix("address") ? "address_writes" : "credential_writes"
+        rateLimits.withLock { counters in
+            if counters[limit] == nil {
+                counters[limit] = Metrics.Counter(label: "routetiles_rate_limited_total", dimensions: [("limit", limit)], factory: factory)
+            }
+            return counters[limit]
+        }?.increment()
+    }
     func writeForbidden(count: Int = 1) { writesForbidden.increment(by: count) }
 
     /// Counts a request that has started (its head arrived; its body may still be coming).

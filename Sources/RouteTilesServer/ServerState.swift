@@ -48,7 +48,9 @@ final class ServerState: Sendable {
         let recorder = RequestRecorder(metrics: metrics, accessLog: accessLog)
         let verifier = try configuration.credentials ?? CredentialVerifier(keys: CredentialKeys(writeToken: configuration.writeToken))
         let access = AccessControl(policy: configuration.read, verifier: verifier, writesOn: backend.live != nil,
-                                   jwtWrites: configuration.jwtWrites, metrics: metrics)
+                                   jwtWrites: configuration.jwtWrites, metrics: metrics,
+                                   limits: AccessControl.Limits(configuration.rateLimits),
+                                   audit: try configuration.auditLogPath.map { try AuditLog(path: $0) })
         let live = backend.live.map { sync in
             let writes = RouteWriteEndpoints(sync: sync, configuration: configuration, metrics: metrics,
                                              expireLogWriter: expireLog == nil ? nil : consumer)

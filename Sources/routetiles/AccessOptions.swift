@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import RouteTiles
 import RouteTilesAccess
+import RouteTilesServer
 import Synchronization
 
 /// `serve`'s access control: who may read (`--read`), and the keys JWTs are verified with (`--jwt-secret-file`,
@@ -30,12 +31,41 @@ struct AccessOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A JWT's iss must equal this.", valueName: "iss"))
     var jwtIssuer: String?
 
+    @Option(help: ArgumentHelp("Writes a minute one credential may make (a JWT, by its sub); past it, 429 with Retry-After. The write token is not limited. 0: no limit.",
+                               valueName: "n"))
+    var limitWrites = ServerConfiguration.RateLimits().writesPerCredential
+
+    @Option(help: ArgumentHelp("Writes a minute from one client address, whatever the credential. 0 (the default): no limit, since a fleet behind one NAT shares an address.",
+                               valueName: "n"))
+    var limitAddressWrites = ServerConfiguration.RateLimits().writesPerAddress
+
+    @Option(help: ArgumentHelp("Failed authentications a minute from one client address; past it, its requests with a credential get 429 with Retry-After. 0: no limit.",
+                               valueName: "n"))
+    var limitAuthFailures = ServerConfiguration.RateLimits().authenticationFailuresPerAddress
+
+    @Option(help: ArgumentHelp("Record every write (who, from where, which routes, the status) in this file, one JSON object a line, appended.",
+                               valueName: "path"),
+            completion: .file())
+    var auditLog: String?
+
     func validate() throws {
         if let jwtSecretFile { _ = try Self.secret(jwtSecretFile) }
         if let jwks, !Self.isURL(jwks) { _ = try Self.jwksFile(jwks) }
         if jwtSecretFile == nil && jwks == nil && (jwtAudience != nil || jwtIssuer != nil) {
             throw ValidationError("--jwt-audience and --jwt-issuer check JWTs: give --jwt-secret-file or --jwks too")
         }
+        for (name, value) in [("--limit-writes", limitWrites), ("--limit-address-writes", limitAddressWrites),
+                              ("--limit-auth-failures", limitAuthFailures)] where value < 0 {
+            throw ValidationError("\(name) must not be negative (0: no limit)")
+        }
+    }
+
+    var rateLimits: ServerConfiguration.RateLimits {
+        var limits = ServerConfiguration.RateLimits()
+        limits.writesPerCredential = limitWrites
+        limits.writesPerAddress = limitAddressWrites
+        limits.authenticationFailuresPerAddress = limitAuthFailures
+        return limits
     }
 
     var settings: CredentialVerifier.Settings {

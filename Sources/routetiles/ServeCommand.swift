@@ -199,6 +199,8 @@ struct ServeCommand: AsyncParsableCommand {
         var c = ServerConfiguration()
         c.read = access.read
         c.credentials = credentials
+        c.rateLimits = access.rateLimits
+        c.auditLogPath = access.auditLog
         if let keySource {
             c.credentialKeySource = { @Sendable (force: Bool) async throws -> CredentialKeys in
                 try await keySource.keys(force: force)

@@ -304,4 +304,47 @@ import Testing
             #expect(try await server.get(path.replacingOccurrences(of: "sig=", with: "sig=x")).status == 403)
         }
     }
+
+    @Test func abuseIsLimitedAndEveryWriteIsAudited() async throws {
+        let folder = try TemporaryFolder()
+        let auditPath = folder.path("audit.jsonl")
+        try await TestServer.with(Self.backend, configure: { c in
+            Self.privateServer(&c)
+            c.rateLimits.writesPerCredential = 5
+            c.rateLimits.authenticationFailuresPerAddress = 4
+            c.auditLogPath = auditPath
+        }) { server in
+            let van = Self.bearer(try await TestTokens.hs256(write: ["veh-17"], subject: "van-17"))
+            let fix = Array(#"[[2.3601, 48.8501]]"#.utf8)
+            var statuses: [Int] = []
+            for _ in 0..<7 { statuses.append(try await server.request(.POST, "/routes/veh-17/points", headers: van, body: fix).status) }
+            #expect(statuses == [200, 200, 200, 200, 200, 429, 429], "\(statuses)")
+            let limited = try await server.request(.POST, "/routes/veh-17/points", headers: van, body: fix)
+            #expect(Int(limited.headers.first(name: "Retry-After") ?? "") ?? 0 >= 1, "\(limited.headers)")
+            // Another credential is not held back by the van's limit; the write token is never limited.
+            let other = Self.bearer(try await TestTokens.hs256(write: ["veh-18"], subject: "van-18"))
+            #expect(try await server.request(.POST, "/routes/veh-18/points", headers: other, body: fix).status == 200)
+            for _ in 0..<8 {
+                #expect(try await server.request(.POST, "/routes/veh-19/points", headers: Self.bearer(Self.writeToken), body: fix).status == 200)
+            }
+            // Four failed authentications from this address, then every request with a credential waits: even a
+            // good one, and reads too.
+            for _ in 0..<4 { #expect(try await server.get("/routes", headers: Self.bearer("bad.to.ken")).status == 401) }
+            let blocked = try await server.get("/routes", headers: Self.bearer(Self.writeToken))
+            #expect(blocked.status == 429 && blocked.headers.first(name: "Retry-After") != nil, "\(blocked.text)")
+            let metrics = try await server.request(.GET, "/metrics?access_token=\(try await TestTokens.hs256(read: ["*"]))")
+            #expect(metrics.status == 429)
+        }
+        // The audit log: one line per write, with who, from where, what, and how it ended.
+        let lines = try String(contentsOfFile: auditPath, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 8 + 1 + 8, "\(lines.count)")
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(first["subject"] as? String == "van-17" && first["address"] as? String == "127.0.0.1"
+            && first["method"] as? String == "POST" && first["path"] as? String == "/routes/veh-17/points"
+            && first["ids"] as? [String] == ["veh-17"] && first["status"] as? Int == 200 && first["time"] is String, "\(first)")
+        let statuses = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["status"] as? Int }
+        #expect(statuses.filter { $0 == 429 }.count == 3)
+        let subjects = Set(try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["subject"] as? String })
+        #expect(subjects == ["van-17", "van-18", "write-token"], "\(subjects)")
+    }
 }

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import RouteTilesAccess
+import Synchronization
 
 /// What a handler gets besides the request: the request's path below the mount point, where the endpoints are
 /// mounted (`RouteTilesEndpoints`; empty at the root), which the URLs it writes start with, and the parameters its
@@ -12,6 +13,25 @@ struct APIContext: Sendable {
     /// What the request's credential grants, set by `AccessControl` around the reads and writes: every group and
     /// no write where reads are public and nothing was checked.
     var grant: AccessGrant = .anonymous
+    /// The client's address (its IP), when the server knows it: what per-address limits and the audit log use.
+    var address: String?
+    /// Around a write, where the handler notes who wrote which routes, for the audit log.
+    var audit: AuditNote?
+}
+
+/// What a write's handler tells the audit log: the credential's subject and the route ids it wrote or was refused.
+final class AuditNote: Sendable {
+    private let state = Mutex<(subject: String?, ids: [String]?)>((nil, nil))
+
+    var subject: String? {
+        get { state.withLock { $0.subject } }
+        set { state.withLock { $0.subject = newValue } }
+    }
+
+    var ids: [String]? {
+        get { state.withLock { $0.ids } }
+        set { state.withLock { $0.ids = newValue } }
+    }
 }
 
 /// One operation of the HTTP API: a method and a path pattern, the `operationId` the OpenAPI document gives it, and
