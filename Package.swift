@@ -96,6 +96,10 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            // TLS without a proxy (`--tls-cert`): HTTP/2 by ALPN beside the HTTP/1.1 channel.
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOTLS", package: "swift-nio"),
+            .product(name: "HummingbirdHTTP2", package: "hummingbird"),
         ], resources: [
             // The viewer's page, scripts and stylesheet, compiled into the binary as byte arrays (PackageResources):
             // no resource bundle to keep beside the executable (Docs/ARCHITECTURE.md, "The viewer").

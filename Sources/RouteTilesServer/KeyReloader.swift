@@ -3,14 +3,17 @@ import RouteTilesAccess
 import ServiceLifecycle
 import UnixSignals
 
-/// Keeps the credential keys current without a restart: on SIGHUP, and every `interval` (so within that time of a
-/// key file's change), it asks `source` for the keys and, when they differ from those in use, hands them to the
-/// verifier, which forgets every token verified with the old ones. A source that fails (a file half-written, a JWKS
-/// URL down) is logged and the keys in use are kept.
+/// Keeps the credential keys and the TLS certificate current without a restart: on SIGHUP, and every `interval`
+/// (so within that time of a key file's change), it asks `source` for the keys and, when they differ from those in
+/// use, hands them to the verifier, which forgets every token verified with the old ones; and it reads the TLS files
+/// again, which new connections then use. A source that fails (a file half-written, a JWKS URL down) is logged and
+/// what is in use is kept.
 struct KeyReloader: Service {
     let verifier: CredentialVerifier
-    /// The keys as their files (and URL) give them now; `force` on SIGHUP, to fetch a URL again at once.
-    let source: @Sendable (_ force: Bool) async throws -> CredentialKeys
+    /// The keys as their files (and URL) give them now; `force` on SIGHUP, to fetch a URL again at once. Nil: the
+    /// keys never change.
+    let source: (@Sendable (_ force: Bool) async throws -> CredentialKeys)?
+    let tls: TLSCredentials?
     let interval: Duration
     let logger: Logger
 
@@ -32,6 +35,14 @@ struct KeyReloader: Service {
     }
 
     func reload(force: Bool, cause: String) async {
+        if let tls {
+            do {
+                if try tls.reloadIfChanged() { logger.notice("TLS: certificate and key reloaded (\(cause)); new connections use them") }
+            } catch {
+                logger.error("TLS: cannot use the files (\(error)); the certificate in use is kept")
+            }
+        }
+        guard let source else { return }
         let keys: CredentialKeys
         do {
             keys = try await source(force)

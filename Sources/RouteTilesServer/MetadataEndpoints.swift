@@ -56,7 +56,7 @@ struct MetadataEndpoints: Sendable {
             return url + mountPath
         }
         let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
-        return "http://\(host)" + mountPath
+        return (configuration.tlsCertificatePath == nil ? "http://" : "https://") + host + mountPath
     }
 
     /// `GET /`: the MapLibre viewer.

@@ -15,11 +15,14 @@ struct RouteTilesHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
     let http1: HTTP1Channel
     let cachedTiles: @Sendable (HandedOnRequests) -> CachedTileFastPath
+    /// Behind TLS (`RouteTilesTLSChannel`): requests' scheme is `https`.
+    let secure: Bool
 
-    init(responder: @escaping HTTPChannelHandler.Responder,
+    init(responder: @escaping HTTPChannelHandler.Responder, secure: Bool = false,
          cachedTiles: @escaping @Sendable (HandedOnRequests) -> CachedTileFastPath) {
         http1 = HTTP1Channel(responder: responder)
         self.cachedTiles = cachedTiles
+        self.secure = secure
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -39,7 +42,7 @@ struct RouteTilesHTTP1Channel: ServerChildChannel {
                 withEncoderConfiguration: .init(),
                 withDecoderLimitConfiguration: limits
             )
-            try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+            try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: secure))
             try pipeline.addHandler(ExpectContinueHandler())
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
             try pipeline.addHandler(ResponseEndCounter(handedOn))

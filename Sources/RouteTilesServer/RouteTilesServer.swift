@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
 import Metrics
 import RouteTiles
@@ -42,14 +43,23 @@ public struct RouteTilesServer: Sendable {
         let responder = RouteTilesResponder(api: state.api)
         let tiles = state.api.tiles
         let serverName = "routetiles/\(RouteTilesVersion.string)"
+        let fastPath: @Sendable (HandedOnRequests) -> CachedTileFastPath = { handedOn in
+            CachedTileFastPath(cachedAnswer: { head, bytes in tiles.cachedAnswer(head, in: bytes) },
+                               serverName: serverName, handedOn: handedOn)
+        }
+        let server: HTTPServerBuilder
+        if let tls = state.tls {
+            server = HTTPServerBuilder { handle in
+                RouteTilesTLSChannel(credentials: tls,
+                                     http1: RouteTilesHTTP1Channel(responder: handle, secure: true, cachedTiles: fastPath),
+                                     http2: HTTP2Channel(responder: handle))
+            }
+        } else {
+            server = HTTPServerBuilder { handle in RouteTilesHTTP1Channel(responder: handle, cachedTiles: fastPath) }
+        }
         return Application(
             responder: responder,
-            server: HTTPServerBuilder { handle in
-                RouteTilesHTTP1Channel(responder: handle, cachedTiles: { handedOn in
-                    CachedTileFastPath(cachedAnswer: { head, bytes in tiles.cachedAnswer(head, in: bytes) },
-                                       serverName: serverName, handedOn: handedOn)
-                })
-            },
+            server: server,
             configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                     serverName: serverName),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
@@ -81,9 +91,10 @@ public struct RouteTilesServer: Sendable {
             services.append(StoreFollower(sync: sync))
             services.append(CoverFiller(routes: sync.routes))
         }
-        if let source = state.configuration.credentialKeySource {
-            services.append(KeyReloader(verifier: state.verifier, source: source,
-                                        interval: state.configuration.keyReloadInterval, logger: state.logger))
+        if state.configuration.credentialKeySource != nil || state.tls != nil {
+            services.append(KeyReloader(verifier: state.verifier, source: state.configuration.credentialKeySource,
+                                        tls: state.tls, interval: state.configuration.keyReloadInterval,
+                                        logger: state.logger))
         }
         services.append(ChangeEventsCloser(events: state.events))
         return services

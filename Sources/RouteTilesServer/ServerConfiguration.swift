@@ -43,6 +43,11 @@ public struct ServerConfiguration: Sendable {
     public var credentialKeySource: (@Sendable (_ force: Bool) async throws -> CredentialKeys)?
     /// How often `credentialKeySource` is asked: a changed key file is in use within this time.
     public var keyReloadInterval: Duration = .seconds(5)
+    /// The certificate chain and private key (PEM files) to serve HTTPS with, HTTP/2 and HTTP/1.1 (`serve
+    /// --tls-cert`, `--tls-key`); read again when they change. Nil: plain HTTP.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+
     /// Limits that make abuse cost the abuser (`serve --limit-…`): each a number a minute, 0 for no limit.
     public var rateLimits = RateLimits()
     /// Where every write is recorded, one JSON line each (`serve --audit-log`); nil for nowhere.

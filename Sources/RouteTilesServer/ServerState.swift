@@ -24,10 +24,17 @@ final class ServerState: Sendable {
     let api: ServerAPI
     /// What verifies credentials, whose keys `KeyReloader` keeps current.
     let verifier: CredentialVerifier
+    /// The certificate and key of HTTPS, which `KeyReloader` keeps current too; nil for plain HTTP.
+    let tls: TLSCredentials?
     let configuration: ServerConfiguration
 
     init(configuration: ServerConfiguration, name: String, backend: TileBackend, logger: Logger) throws {
         let metrics = ServerMetrics()
+        if let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath {
+            tls = try TLSCredentials(certificatePath: certificate, keyPath: key)
+        } else {
+            tls = nil
+        }
         let accessLog = logger.logLevel <= .info ? AccessLog(label: logger.label) : nil
         let tiles = TileService<ByteBuffer>(backend: backend, cacheBytes: configuration.cacheBytes,
                                             concurrency: configuration.generationConcurrency,

@@ -43,6 +43,14 @@ struct AccessOptions: ParsableArguments {
                                valueName: "n"))
     var limitAuthFailures = ServerConfiguration.RateLimits().authenticationFailuresPerAddress
 
+    @Option(help: ArgumentHelp("Serve HTTPS (HTTP/2 and HTTP/1.1) with this PEM certificate chain, with --tls-key. Reread on SIGHUP and when it changes; new connections use the new one.",
+                               valueName: "path"),
+            completion: .file())
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "path"), completion: .file())
+    var tlsKey: String?
+
     @Option(help: ArgumentHelp("Record every write (who, from where, which routes, the status) in this file, one JSON object a line, appended.",
                                valueName: "path"),
             completion: .file())
@@ -54,6 +62,7 @@ struct AccessOptions: ParsableArguments {
         if jwtSecretFile == nil && jwks == nil && (jwtAudience != nil || jwtIssuer != nil) {
             throw ValidationError("--jwt-audience and --jwt-issuer check JWTs: give --jwt-secret-file or --jwks too")
         }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("give --tls-cert and --tls-key together") }
         for (name, value) in [("--limit-writes", limitWrites), ("--limit-address-writes", limitAddressWrites),
                               ("--limit-auth-failures", limitAuthFailures)] where value < 0 {
             throw ValidationError("\(name) must not be negative (0: no limit)")

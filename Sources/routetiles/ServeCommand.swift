@@ -113,7 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Live tracks (with --store)")
     var tracks: LiveTrackOptions
 
-    @OptionGroup(title: "Access control (Docs/OPERATIONS.md, \"Access control\")")
+    @OptionGroup(title: "Access control and TLS (Docs/OPERATIONS.md, \"Access control\")")
     var access: AccessOptions
 
     @Option(help: "Where the viewer loads maplibre-gl.js and maplibre-gl.css from.")
@@ -201,6 +201,8 @@ struct ServeCommand: AsyncParsableCommand {
         c.credentials = credentials
         c.rateLimits = access.rateLimits
         c.auditLogPath = access.auditLog
+        c.tlsCertificatePath = access.tlsCert
+        c.tlsKeyPath = access.tlsKey
         if let keySource {
             c.credentialKeySource = { @Sendable (force: Bool) async throws -> CredentialKeys in
                 try await keySource.keys(force: force)
@@ -279,7 +281,8 @@ struct ServeCommand: AsyncParsableCommand {
         let shownHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
         do {
             try await server.run(alongside: purger.map { [$0] } ?? []) { port in
-                FileHandle.standardError.write(Data("routetiles: serving http://\(shownHost):\(port)/\n".utf8))
+                let scheme = access.tlsCert == nil ? "http" : "https"
+                FileHandle.standardError.write(Data("routetiles: serving \(scheme)://\(shownHost):\(port)/\n".utf8))
             }
         } catch {
             throw failure("error: cannot serve on \(host):\(port): \(error)")
