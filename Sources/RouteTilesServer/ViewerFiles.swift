@@ -8,6 +8,7 @@ enum ViewerFiles {
     /// `main.js`, last, starts the viewer.
     static let scripts: [(name: String, bytes: [UInt8])] = [
         ("format.js", PackageResources.format_js),
+        ("credential.js", PackageResources.credential_js),
         ("map.js", PackageResources.map_js),
         ("timewindow.js", PackageResources.timewindow_js),
         ("playback.js", PackageResources.playback_js),

@@ -393,4 +393,43 @@ import RouteTilesTestSupport
     static func clock(_ milliseconds: Int64) -> String {
         TimeValue.iso(milliseconds / 1000 * 1000).replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC")
     }
+
+    /// A private server: the viewer asks for a credential, takes one from the link's fragment, and shows the
+    /// reader's groups alone, with signed tile URLs and live changes.
+    @Test(.enabled(if: ExternalTool.required(browserAvailable), "needs chromium, chromedriver, selenium, pillow, maplibre"))
+    func aPrivateServersViewerShowsTheReadersGroupsAlone() async throws {
+        let assets = try #require(Self.mapLibreFolder)
+        let folder = try TemporaryFolder()
+        try Data(TestTokens.secret + [0x0a]).write(to: URL(fileURLWithPath: folder.path("secret")))
+        let features = [("acme-1", "acme", 2.350), ("acme-2", "acme", 2.352), ("globex-1", "globex", 2.351)].map { id, group, lon in
+            #"{"type":"Feature","id":"\#(id)","properties":{"name":"\#(id)","group":"\#(group)"},"geometry":{"type":"LineString","coordinates":[[\#(lon),48.85],[\#(lon + 0.004),48.853],[\#(lon + 0.006),48.849]]}}"#
+        }
+        try Data(#"{"type":"FeatureCollection","features":[\#(features.joined(separator: ","))]}"#.utf8)
+            .write(to: URL(fileURLWithPath: folder.path("fleet.geojson")))
+        let writeToken = "browser-test-write-token"
+        let serve = try await ServeProcess.start([folder.path("fleet.geojson"), "--store", "memory", "--read", "token",
+                                                  "--jwt-secret-file", folder.path("secret"), "--write-token", writeToken,
+                                                  "--assets", assets, "--maplibre-url", "/assets", "--basemap", "none"])
+        let acme = try await TestTokens.hs256(read: ["acme"], subject: "acme-dispatch")
+        let run = try await ExternalTool.runDetached("/usr/bin/env", ["python3", Self.script + "viewer_private_check.py",
+                                                                      serve.base, acme, writeToken], timeout: 240)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try Self.report(run)
+        #expect(report["asked"] as? Bool == true && (report["askedMessage"] as? String ?? "").contains("credential"), "\(report)")
+        #expect(report["hash"] as? String == "", "\(report)")
+        #expect(report["listed"] as? [String] == ["acme-1", "acme-2"], "\(report)")
+        let fids = report["fids"] as? [String: String] ?? [:]
+        let rendered = Set(report["rendered"] as? [String] ?? [])
+        #expect(!rendered.isEmpty && rendered.isSubset(of: Set(fids.values)), "\(report)")
+        #expect((report["tileURL"] as? String ?? "").contains("&g=acme&sig="), "\(report)")
+        #expect(report["appendStatus"] as? Int == 200 && report["sawChange"] as? Bool == true, "\(report)")
+        #expect(report["status"] as? String == "live", "\(report)")
+        #expect((report["mapErrors"] as? [Any])?.isEmpty == true, "\(report)")
+        // No request of the page was refused for its credential: every tile's signature held.
+        let (status, metrics) = try await serve.get("/metrics", headers: [("Authorization", "Bearer \(writeToken)")])
+        #expect(status == 200)
+        let failures = String(decoding: metrics, as: UTF8.self).split(separator: "\n")
+            .first { $0.hasPrefix("routetiles_authentication_failures_total ") }
+        #expect(failures == "routetiles_authentication_failures_total 0", "\(failures ?? "")")
+    }
 }

@@ -41,9 +41,11 @@ package final class ServeProcess: @unchecked Sendable {
         printed = started.text
     }
 
-    /// A GET of `path` on this server: its status and body (up to 16 MB).
-    package func get(_ path: String) async throws -> (Int, [UInt8]) {
-        let response = try await TestServer.client.execute(HTTPClientRequest(url: base + path), timeout: .seconds(120))
+    /// A GET of `path` on this server, with `headers`: its status and body (up to 16 MB).
+    package func get(_ path: String, headers: [(String, String)] = []) async throws -> (Int, [UInt8]) {
+        var request = HTTPClientRequest(url: base + path)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await TestServer.client.execute(request, timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 16 << 20)
         return (Int(response.status.code), Array(body.readableBytesView))
     }

@@ -74,7 +74,7 @@ function createRouteList(viewer, mapView, playback) {
 
   async function loadRoutes(ids) {
     const query = ids ? '?' + ids.map((id) => 'id=' + encodeURIComponent(id)).join('&') : '';
-    const response = await fetch('routes' + query, { cache: 'no-store' });
+    const response = await viewer.credential.fetch('routes' + query, { cache: 'no-store' });
     if (!response.ok) return null;
     return (await response.json()).routes;
   }

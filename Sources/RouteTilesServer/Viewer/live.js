@@ -31,7 +31,7 @@ function createLiveUpdates(viewer, mapView, list, playback) {
   }
 
   function listen() {
-    const stream = new EventSource('events');
+    const stream = new EventSource(viewer.credential.eventsURL('events'));
     viewer.stream = stream;
     stream.onopen = () => status('live', 'live');
     stream.onerror = () => status(stream.readyState === EventSource.CLOSED ? 'offline' : 'reconnecting', 'down');

@@ -1,10 +1,11 @@
 // The viewer: the routes over a basemap in MapLibre GL JS, a list of the routes, live updates from `events` and
 // playback along a route. Plain JavaScript, no build step, no framework, so that it reads as the reference for
 // using the tiles in a map app. The server serves this folder's scripts as one `viewer.js`, in the order
-// format.js, map.js, timewindow.js, playback.js, list.js, live.js, main.js, inside one function (ViewerScript.swift).
+// format.js, credential.js, map.js, timewindow.js, playback.js, list.js, live.js, main.js, inside one function
+// (ViewerFiles.swift).
 //
 // `window.map` is the map and `window.routetiles` the viewer's state and actions, for tools and tests.
-/* global createMapView, createPlayback, createRouteList, createLiveUpdates, createTimeWindow */
+/* global createCredential, createMapView, createPlayback, createRouteList, createLiveUpdates, createTimeWindow */
 
 async function startViewer() {
   const config = JSON.parse(document.getElementById('routetiles-config').textContent);
@@ -16,8 +17,17 @@ async function startViewer() {
   };
   window.routetiles = viewer;
   window.tileErrors = viewer.errors;
+  viewer.credential = createCredential();
 
-  const tilejson = await (await fetch('tiles.json')).json();
+  // A private server answers 401 without a credential (or with one that expired): ask for one.
+  const answer = await viewer.credential.fetch('tiles.json');
+  if (answer.status === 401 || answer.status === 403) {
+    const problem = await answer.json().catch(() => ({}));
+    if (viewer.credential.token) viewer.credential.forget();
+    viewer.credential.ask(problem.error || 'This server\'s routes are private.');
+    return;
+  }
+  const tilejson = await answer.json();
   const mapView = createMapView(config, viewer, tilejson);
   const playback = createPlayback(viewer, mapView);
   const list = createRouteList(viewer, mapView, playback);

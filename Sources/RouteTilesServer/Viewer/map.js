@@ -30,12 +30,14 @@ function createMapView(config, viewer, tilejson) {
   const tilePrefix = tileTemplate.split('{z}')[0];
 
   // Tiles that a change invalidated are asked for with the generation in their URL, past the browser's cache.
+  // This server's requests carry the credential, if there is one (credential.js).
   function transformRequest(url, resourceType) {
-    if (resourceType !== 'Tile' || !tilePrefix || !url.startsWith(tilePrefix)) return { url };
+    const headers = viewer.credential.headersFor(url);
+    if (resourceType !== 'Tile' || !tilePrefix || !url.startsWith(tilePrefix)) return { url, headers };
     const m = /(\d+)\/(\d+)\/(\d+)\.[a-z]+(?:\?|$)/.exec(url.slice(tilePrefix.length));
-    if (!m) return { url };
+    if (!m) return { url, headers };
     const version = viewer.tileVersion.get(`${m[1]}/${m[2]}/${m[3]}`) || viewer.allVersion;
-    return { url: version ? url + (url.includes('?') ? '&' : '?') + 'v=' + version : url };
+    return { url: version ? url + (url.includes('?') ? '&' : '?') + 'v=' + version : url, headers };
   }
 
   const map = new maplibregl.Map({
@@ -68,7 +70,7 @@ function createMapView(config, viewer, tilejson) {
   }
 
   async function addRouteLayers() {
-    const style = await (await fetch('style.json')).json();
+    const style = await (await viewer.credential.fetch('style.json')).json();
     const taken = new Set(map.getStyle().layers.map((l) => l.id));
     for (const [id, source] of Object.entries(style.sources)) {
       const name = map.getSource(id) ? 'routetiles-' + id : id;

@@ -46,7 +46,7 @@ function createPlayback(viewer, mapView) {
 
   // The route as one path of Web Mercator points (parts joined), with the length in metres up to each point.
   async function loadGeometry(entry) {
-    const feature = await (await fetch('routes/' + encodeURIComponent(entry.id), { cache: 'no-store' })).json();
+    const feature = await (await viewer.credential.fetch('routes/' + encodeURIComponent(entry.id), { cache: 'no-store' })).json();
     const g = feature.geometry;
     let parts = g.type === 'LineString' ? [g.coordinates] : g.coordinates;
     const geodesic = feature.properties && feature.properties.geodesic === true;

@@ -95,7 +95,8 @@ function createTimeWindow(viewer, mapView, tilejson) {
     const source = map.getSource(viewer.source);
     if (source && source.setTiles && tileTemplate) {
       const custom = state.preset === 'custom' && window;
-      const url = custom ? `${tileTemplate}?from=${iso(window[0])}&to=${iso(window[1])}` : tileTemplate;
+      const joiner = tileTemplate.includes('?') ? '&' : '?';
+      const url = custom ? `${tileTemplate}${joiner}from=${iso(window[0])}&to=${iso(window[1])}` : tileTemplate;
       if (!source.tiles || source.tiles[0] !== url) source.setTiles([url]);
     }
     viewer.timeWindowApplied = (viewer.timeWindowApplied || 0) + 1;
