@@ -7,6 +7,10 @@ vcl 4.1;
 #   another object (the viewer adds ?v=GENERATION to fetch a changed tile past every cache); a purge removes the
 #   tile without one, and a ban removes them all. Window tiles (?from=…&to=…) are passed to the origin, which
 #   caches them and drops them with their tile: no purge could name every window.
+# - Private servers (`serve --read token`): a tile asked for with a credential (Authorization, ?access_token) is
+#   passed to the origin, uncached. A signed tile URL is cached under its whole URL; a purge does not reach it (it
+#   names the path alone), so it lives its max-age (5 s) and is then revalidated with the origin, which checks its
+#   signature again (Docs/OPERATIONS.md, "Access control").
 # - PURGE (one tile, from `serve --purge`) and BAN (every tile under a path, the purger's fallback when its queue
 #   overflows) are accepted from the `purgers` ACL only: list the RouteTiles servers there.
 # - A GET with `Cache-Control: no-cache` from a purger fetches the tile again from the origin and replaces the
@@ -48,13 +52,19 @@ sub vcl_recv {
         return (pass);
     }
     if (req.url ~ "/tiles/[0-9]+/[0-9]+/[0-9]+\.(mvt|pbf)(\?.*)?$") {
+        if (req.http.Authorization || req.url ~ "\?(.*&)?access_token=") {
+            # A tile read with a credential (`serve --read token`): the reader's own, answered by the origin, which
+            # verifies it and cuts the reader's groups. Never cached here (the origin marks it private), never
+            # served to another. Signed tile URLs (?exp=…&g=…&sig=…) carry no credential and are cached by their
+            # whole URL: every reader of a scope shares one per hour.
+            return (pass);
+        }
         set req.url = regsub(req.url, "\.pbf(\?|$)", ".mvt\1");
         if (req.http.Cache-Control ~ "no-cache" && client.ip ~ purgers) {
             set req.hash_always_miss = true;
         }
-        # Tiles are public: a cookie or a token does not change them.
+        # A cookie does not change a tile.
         unset req.http.Cookie;
-        unset req.http.Authorization;
     }
 }
 
