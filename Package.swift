@@ -76,7 +76,7 @@ let package = Package(
         // Who may read and write what: credentials (JWTs verified with vapor/jwt-kit, the write token), the grants they
         // carry, signed tile URLs, rate limits and the audit log. No HTTP dependency: the server asks it questions.
         .target(name: "RouteTilesAccess", dependencies: [
-            "RouteTilesModel",
+            "RouteTiles",
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
@@ -179,7 +179,7 @@ let package = Package(
         ]),
         // Credentials and grants: JWTs made here with jwt-kit and by hand (alg none, algorithm confusion, tampering).
         .testTarget(name: "RouteTilesAccessTests", dependencies: [
-            "RouteTilesAccess", "RouteTilesModel",
+            "RouteTilesAccess", "RouteTiles",
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -1,4 +1,4 @@
-import RouteTilesModel
+import RouteTiles
 
 /// What one credential may do: read routes of some groups, write routes whose ids match some patterns.
 ///

@@ -1,4 +1,4 @@
-import RouteTilesModel
+import RouteTiles
 import Crypto
 import Foundation
 import JWTKit

@@ -1,4 +1,4 @@
-import RouteTilesModel
+import RouteTiles
 import JWTKit
 
 /// The claims of a RouteTiles JWT. `exp` is required; `nbf`, `aud`, `iss` and `sub` are checked or recorded when

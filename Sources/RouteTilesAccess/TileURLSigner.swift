@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import RouteTilesModel
+import RouteTiles
 
 /// Signs and checks tile URLs for clients that cannot send a credential with each tile request (a map in a web page
 /// given a link, MapKit's tile overlays): `/tiles/{z}/{x}/{y}.mvt?exp=E&g=SCOPE&sig=S`, where `S` is the HMAC-SHA256

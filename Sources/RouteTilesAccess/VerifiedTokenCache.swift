@@ -1,4 +1,4 @@
-import RouteTilesModel
+import RouteTiles
 import Synchronization
 
 /// Tokens verified lately and what they grant, so that a client sending the same JWT with every tile request pays

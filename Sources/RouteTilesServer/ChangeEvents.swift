@@ -1,7 +1,6 @@
 import Foundation
 import NIOCore
 import RouteTiles
-import RouteTilesAccess
 import ServiceLifecycle
 import Synchronization
 

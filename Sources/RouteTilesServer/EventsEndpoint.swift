@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import RouteTiles
-import RouteTilesAccess
 
 /// `GET /events`: every change this server applies, as server-sent events (`text/event-stream`).
 ///

@@ -1,6 +1,5 @@
 import Foundation
 import RouteTiles
-import RouteTilesAccess
 import Synchronization
 
 /// `GET /routes`: the routes of a live server as the viewer's list shows them, in feature order.

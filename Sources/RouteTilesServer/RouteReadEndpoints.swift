@@ -1,7 +1,6 @@
 import HTTPTypes
 import Hummingbird
 import RouteTiles
-import RouteTilesAccess
 
 /// The reads of live routes: `GET /routes` (the list), `GET /routes/{id}` (one route as GeoJSON), its GPX
 /// (`/routes/{id}/gpx`) and where it was at a time (`/routes/{id}/position?at=T`). Each shows only the routes of

@@ -1,5 +1,5 @@
 import RouteTilesAccess
-import RouteTilesModel
+import RouteTiles
 import Testing
 
 /// Scopes, id patterns and groups: properties checked against plain reference implementations.

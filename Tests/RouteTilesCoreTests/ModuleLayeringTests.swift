@@ -106,11 +106,11 @@ import RouteTilesCoreTestSupport
         }
     }
 
-    /// The layers above the core (server, seeding, purging, PostgreSQL, the CLI) see the core through the one library
-    /// users import, `RouteTiles`, and no core module depends on them.
+    /// The layers above the core (access control, server, seeding, purging, PostgreSQL, the CLI) see the core through
+    /// the one library users import, `RouteTiles`, and no core module depends on them.
     @Test func theLayersAboveTheCoreUseTheLibrary() throws {
         let core = Set(try Self.layers().map(\.module))
-        for outer in ["RouteTilesServer", "RouteTilesSeed", "RouteTilesPurge", "RouteTilesPostgres", "routetiles"] {
+        for outer in ["RouteTilesAccess", "RouteTilesServer", "RouteTilesSeed", "RouteTilesPurge", "RouteTilesPostgres", "routetiles"] {
             for (imported, file) in try Self.imports(of: outer) where core.contains(imported) && imported != "RouteTiles" {
                 Issue.record("Sources/\(outer)/…/\(file) imports the core module \(imported); import RouteTiles")
             }
