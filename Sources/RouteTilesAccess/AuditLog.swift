@@ -1,28 +1,32 @@
 import Foundation
 
-/// Every write, one JSON object a line, appended to a file that no credential can reach (the server never serves it):
-/// when, who (the credential's subject), from where (the client's address), what (method, path, the route ids) and
-/// how it ended (the status). Each line goes out in one `write(2)` on a descriptor opened with `O_APPEND`, so lines
-/// of several servers appending to one file do not interleave, and a line written is in the file even if the
-/// server is killed after.
+/// Every write, one JSON object a line per route it names, appended to a file that no credential can reach (the
+/// server never serves it): when (`time`), who (`sub`, the credential's subject), from where (`remote`, the client's
+/// address), what (`action`, `route`, with the request's `method` and `path`) and how it ended (`status`). The lines
+/// of one request go out in one `write(2)` on a descriptor opened with `O_APPEND`, so lines of several servers
+/// appending to one file do not interleave, and a line written is in the file even if the server is killed after.
 public final class AuditLog: Sendable {
     public struct Entry: Encodable, Sendable {
         public var time: String
-        public var subject: String?
-        public var address: String?
+        public var sub: String?
+        public var remote: String?
+        /// `create`, `replace`, `delete` or `append`.
+        public var action: String
+        /// The route's id; nil when the request named none that could be read (a body that does not parse).
+        public var route: String?
         public var method: String
         public var path: String
-        public var ids: [String]?
         public var status: Int
 
-        public init(time: String, subject: String?, address: String?, method: String, path: String, ids: [String]?,
-                    status: Int) {
+        public init(time: String, sub: String?, remote: String?, action: String, route: String?, method: String,
+                    path: String, status: Int) {
             self.time = time
-            self.subject = subject
-            self.address = address
+            self.sub = sub
+            self.remote = remote
+            self.action = action
+            self.route = route
             self.method = method
             self.path = path
-            self.ids = ids
             self.status = status
         }
     }
@@ -42,14 +46,18 @@ public final class AuditLog: Sendable {
 
     deinit { close(descriptor) }
 
-    /// Appends `entry` as one line; false when the line could not be written whole (the disk full, say).
+    /// Appends `entries`, a line each, in one write; false when they could not be written whole (the disk full).
     @discardableResult
-    public func record(_ entry: Entry) -> Bool {
+    public func record(_ entries: [Entry]) -> Bool {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var line = try? encoder.encode(entry) else { return false }
-        line.append(0x0a)
-        return line.withUnsafeBytes { bytes in
+        var lines = Data()
+        for entry in entries {
+            guard let line = try? encoder.encode(entry) else { return false }
+            lines.append(line)
+            lines.append(0x0a)
+        }
+        return lines.withUnsafeBytes { bytes in
             Foundation.write(descriptor, bytes.baseAddress, bytes.count) == bytes.count
         }
     }

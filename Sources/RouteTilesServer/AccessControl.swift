@@ -182,8 +182,9 @@ struct AccessControl: Sendable {
         }
     }
 
-    /// `handler` recorded in the audit log, when there is one: every request that reaches it, refused or not.
-    func auditing(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
+    /// `handler` recorded in the audit log, when there is one: every request that reaches it, refused or not, a line
+    /// per route it names, as `action`.
+    func auditing(_ action: String, _ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
         guard let audit else { return handler }
         return { request, context in
             let note = AuditNote()
@@ -191,24 +192,36 @@ struct AccessControl: Sendable {
             context.audit = note
             let response = await handler(request, context)
             let id = context.parameters["id"].map { _ in context.parameters.decoded("id") }
-            audit.record(AuditLog.Entry(
-                time: TimeValue.iso(Int64((Date().timeIntervalSince1970 * 1000).rounded())), subject: note.subject,
-                address: context.address, method: request.method.rawValue, path: context.path,
-                ids: note.ids ?? id.map { [$0] }, status: Int(response.status.code)))
+            let routes: [String?] = (note.ids ?? id.map { [$0] } ?? []).map { $0 }
+            let time = TimeValue.iso(Int64((Date().timeIntervalSince1970 * 1000).rounded()))
+            audit.record((routes.isEmpty ? [nil] : routes).map { route in
+                AuditLog.Entry(time: time, sub: note.subject, remote: context.address, action: action, route: route,
+                               method: request.method.rawValue, path: context.path, status: Int(response.status.code))
+            })
             return response
         }
     }
 
-    /// `handler` for what only readers of every group may see where reads are private: `/metrics`, whose counts
-    /// are the whole fleet's.
+    /// The audit log's `action` of a write operation.
+    static func action(of operationId: String) -> String {
+        switch operationId {
+        case "createRoutes": return "create"
+        case "replaceRoute": return "replace"
+        case "deleteRoute": return "delete"
+        default: return "append"
+        }
+    }
+
+    /// `handler` for what only a full-access credential may see where reads are private: `/metrics`, whose counts
+    /// are the whole fleet's. Full access: the write token, or a JWT that reads every group and writes every id.
     func readingEverything(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
         { request, context in
             switch await readGrant(of: request, address: context.address) {
             case let .failure(refusal): return refusal.response
             case let .success(grant):
-                guard grant.read.isAll else {
-                    return AccessRefusal(.forbidden, "this resource counts every group's routes; it needs a credential that "
-                        + "reads every group (\"read\": [\"*\"])").response
+                guard grant.read.isAll, grant.writesEverything else {
+                    return AccessRefusal(.forbidden, "this resource counts every group's routes; it needs a full-access "
+                        + "credential (the write token, or a JWT with \"read\": [\"*\"] and \"write\": [\"*\"])").response
                 }
                 return await handler(request, context)
             }

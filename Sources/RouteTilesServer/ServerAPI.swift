@@ -36,10 +36,11 @@ struct ServerAPI: Sendable {
         operations = operations.map { operation in
             switch AccessRule.of(operation.id) {
             case .open: return operation
-            case .own: return operation.wrapped(by: access.auditing)
+            case .own: return operation.wrapped(by: { access.auditing(AccessControl.action(of: operation.id), $0) })
             case .read: return operation.wrapped(by: access.reading)
             case .readEverything: return operation.wrapped(by: access.readingEverything)
-            case .write: return operation.wrapped(by: { access.auditing(access.writing($0)) })
+            case .write:
+                return operation.wrapped(by: { access.auditing(AccessControl.action(of: operation.id), access.writing($0)) })
             }
         }
         let table = DispatchTable(operations: operations, closed: closed)
@@ -63,7 +64,7 @@ struct LiveEndpoints: Sendable {
 }
 
 /// What an operation of the API needs, by its `operationId`: nothing (the viewer's files, the health probes, the
-/// contract), a credential that reads (`--read token`), one that reads every group, one that writes, or its own
+/// contract), a credential that reads (`--read token`), a full-access one, one that writes, or its own
 /// check (`/osmand`, whose credential may come as a field of the body).
 enum AccessRule: Equatable {
     case open

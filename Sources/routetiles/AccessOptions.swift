@@ -11,7 +11,7 @@ import Synchronization
 /// `--jwks`, with `--jwt-audience` and `--jwt-issuer`). The keys and the write token are read again on SIGHUP and
 /// whenever their files change (`keys(writeToken:)`, which the server's key reloader calls).
 struct AccessOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Who may read tiles, routes, /events, tiles.json and style.json: 'public' (anyone), or 'token' (a credential: the write token, or a JWT whose read claim names the groups it sees). The viewer, /health and its probes and /openapi.json stay open; /metrics then needs a credential that reads every group.",
+    @Option(help: ArgumentHelp("Who may read tiles, routes, /events, tiles.json and style.json: 'public' (anyone), or 'token' (a credential: the write token, or a JWT whose read claim names the groups it sees). The viewer, /health and its probes and /openapi.json stay open; /metrics then needs a full-access credential (the write token, or a JWT reading and writing everything).",
                                valueName: "public|token"))
     var read = ReadPolicy.public
 

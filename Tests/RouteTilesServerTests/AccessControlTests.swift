@@ -61,11 +61,15 @@ import Testing
             #expect(health["routes"] == nil && health["points"] == nil && health["generation"] == nil, "\(health)")
 
             let everything = try await TestTokens.hs256(read: ["*"], subject: "dispatcher")
-            for credential in [Self.writeToken, everything] {
+            let full = try await TestTokens.hs256(read: ["*"], write: ["*"], subject: "operator")
+            for credential in [Self.writeToken, everything, full] {
                 #expect(try await server.get("/routes", headers: Self.bearer(credential)).status == 200)
                 #expect(try await server.get("/tiles/14/\(t.x)/\(t.y).mvt", headers: Self.bearer(credential)).status == 200)
-                #expect(try await server.get("/metrics", headers: Self.bearer(credential)).status == 200)
             }
+            // /metrics: full access alone.
+            #expect(try await server.get("/metrics", headers: Self.bearer(Self.writeToken)).status == 200)
+            #expect(try await server.get("/metrics", headers: Self.bearer(full)).status == 200)
+            #expect(try await server.get("/metrics", headers: Self.bearer(everything)).status == 403)
             // As a query parameter, for clients that cannot set headers.
             #expect(try await server.get("/routes?access_token=\(everything)").status == 200)
             // Expired beyond the skew, signed with another secret, or no JWT at all: 401, saying why.
@@ -209,7 +213,7 @@ import Testing
             // Cached by the first, answered before the HTTP decoder for the second.
             #expect(try await server.get(path, headers: everything).status == 200)
             #expect(try await server.get(path, headers: everything).status == 200)
-            let fast = Self.metric(try await server.get("/metrics", headers: everything).text, "routetiles_http_fast_answers_total")
+            let fast = Self.metric(try await server.get("/metrics", headers: Self.bearer(Self.writeToken)).text, "routetiles_http_fast_answers_total")
             #expect(fast >= 1)
             // The same cached tile, without a credential, with a bad one, and for a limited reader: never the fast
             // path's answer.
@@ -219,7 +223,7 @@ import Testing
             let limited = try await server.get(path, gzip: false, headers: acme)
             let ids = limited.status == 200 ? try VectorTileDecoder.decode(limited.body).layers.flatMap { $0.features.compactMap(\.id) } : []
             #expect(!ids.contains(ProjectedRouteSet.featureID(for: .string("veh-17"), index: 0)))
-            let after = Self.metric(try await server.get("/metrics", headers: everything).text, "routetiles_http_fast_answers_total")
+            let after = Self.metric(try await server.get("/metrics", headers: Self.bearer(Self.writeToken)).text, "routetiles_http_fast_answers_total")
             #expect(after == fast)
         }
     }
@@ -327,6 +331,9 @@ import Testing
             for _ in 0..<8 {
                 #expect(try await server.request(.POST, "/routes/veh-19/points", headers: Self.bearer(Self.writeToken), body: fix).status == 200)
             }
+            // A batch: a line per route it names.
+            let batch = Array(#"{"veh-19": [[2.3602, 48.8502]], "veh-18": [[2.3602, 48.8502]]}"#.utf8)
+            #expect(try await server.request(.POST, "/routes/points", headers: Self.bearer(Self.writeToken), body: batch).status == 200)
             // Four failed authentications from this address, then every request with a credential waits: even a
             // good one, and reads too.
             for _ in 0..<4 { #expect(try await server.get("/routes", headers: Self.bearer("bad.to.ken")).status == 401) }
@@ -337,14 +344,20 @@ import Testing
         }
         // The audit log: one line per write, with who, from where, what, and how it ended.
         let lines = try String(contentsOfFile: auditPath, encoding: .utf8).split(separator: "\n")
-        #expect(lines.count == 8 + 1 + 8, "\(lines.count)")
+        #expect(lines.count == 19, "eight of van-17, one of van-18, eight and two of the write token: \(lines.count)")
+        let batchLines = try lines.suffix(2).map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let batchRoutes: [String?] = batchLines.map { $0["route"] as? String }
+        let batchPaths: [String?] = batchLines.map { $0["path"] as? String }
+        #expect(batchRoutes == ["veh-19", "veh-18"])
+        #expect(batchPaths == ["/routes/points", "/routes/points"])
         let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
-        #expect(first["subject"] as? String == "van-17" && first["address"] as? String == "127.0.0.1"
+        #expect(first["sub"] as? String == "van-17" && first["remote"] as? String == "127.0.0.1"
+            && first["action"] as? String == "append" && first["route"] as? String == "veh-17"
             && first["method"] as? String == "POST" && first["path"] as? String == "/routes/veh-17/points"
-            && first["ids"] as? [String] == ["veh-17"] && first["status"] as? Int == 200 && first["time"] is String, "\(first)")
+            && first["status"] as? Int == 200 && first["time"] is String, "\(first)")
         let statuses = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["status"] as? Int }
         #expect(statuses.filter { $0 == 429 }.count == 3)
-        let subjects = Set(try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["subject"] as? String })
+        let subjects = Set(try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["sub"] as? String })
         #expect(subjects == ["van-17", "van-18", "write-token"], "\(subjects)")
     }
 }
