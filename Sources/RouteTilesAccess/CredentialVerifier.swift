@@ -75,6 +75,34 @@ public final class CredentialVerifier: Sendable {
     /// What signs tile URLs with the keys in use.
     public var urlSigner: TileURLSigner { loaded.withLock { $0.urlSigner } }
 
+    /// Signed URLs checked lately with the keys of `generation`: their `exp`, `g` and `sig` → the scope granted and
+    /// the expiry. A client asks for many tiles with one query: its signature is then checked once, not per tile.
+    private let signedURLs = Mutex<(generation: Int, checked: [String: (scope: GroupScope, expires: Int64)])>((0, [:]))
+
+    /// The scope a signed tile URL's parameters grant now, or why not (`TileURLSigner.check`), remembered while the
+    /// keys stay the same (at most 4,096 queries).
+    public func checkSignedURL(exp: some StringProtocol, groups: (some StringProtocol)?, sig: some StringProtocol)
+        -> Result<GroupScope, CredentialRefusal>
+    {
+        let time = now()
+        var key = String(exp)
+        key += "&"
+        if let groups { key += groups } else { key += "*" }
+        key += "&"
+        key += sig
+        let (signer, generation) = loaded.withLock { ($0.urlSigner, $0.generation) }
+        let known = signedURLs.withLock { state in state.generation == generation ? state.checked[key] : nil }
+        if let known, time < known.expires { return .success(known.scope) }
+        let result = signer.check(exp: exp, groups: groups, sig: sig, now: time)
+        if case let .success(scope) = result, let expires = Int64(exp) {
+            signedURLs.withLock { state in
+                if state.generation != generation || state.checked.count >= 4096 { state = (generation, [:]) }
+                state.checked[key] = (scope, expires)
+            }
+        }
+        return result
+    }
+
     /// The URL key of a server with neither an HS256 secret nor a write token: random, its own.
     static let processSecret: [UInt8] = (0..<32).map { _ in UInt8.random(in: 0...255) }
 

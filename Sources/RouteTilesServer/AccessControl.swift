@@ -95,7 +95,7 @@ struct AccessControl: Sendable {
         guard policy == .token else { return .success(.anonymous) }
         let query = request.uri.queryParameters
         if signedTile, let sig = query["sig"] {
-            switch verifier.urlSigner.check(exp: query["exp"] ?? "", groups: query["g"], sig: sig, now: verifier.currentTime) {
+            switch verifier.checkSignedURL(exp: query["exp"] ?? "", groups: query["g"], sig: sig) {
             case let .success(scope): return .success(AccessGrant(read: scope, write: [], subject: AccessGrant.signedURLSubject))
             case let .failure(refusal):
                 failed(address ?? "unknown")

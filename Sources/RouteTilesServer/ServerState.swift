@@ -99,6 +99,7 @@ final class ServerState: Sendable {
             responder: responder,
             lastModified: changes ? nil : HTTPField(name: .lastModified, value: HTTPDateClock.format(modified)),
             metrics: metrics, logger: logger, retryAfterSeconds: configuration.retryAfterSeconds, cors: cors,
-            recorder: recorder, privateReads: privateReads)
+            recorder: recorder, privateReads: privateReads,
+            privateCacheControl: TileEndpoints.privateCacheControl(of: responder.cacheControl))
     }
 }

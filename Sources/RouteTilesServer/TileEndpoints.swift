@@ -20,6 +20,8 @@ struct TileEndpoints: Sendable {
     /// token verified lately, `CredentialVerifier.cachedGrant(for:)`); others go the full path. Nil: reads are
     /// public.
     let privateReads: CredentialVerifier?
+    /// The `Cache-Control` of tiles read with a credential (`privateCacheControl(of:)`).
+    let privateCacheControl: String
 
     var operations: [APIOperation] {
         let tiles = PathPattern(subtree: "/tiles/", documentedAs: "/tiles/{z}/{x}/{y}.mvt")
@@ -57,17 +59,22 @@ struct TileEndpoints: Sendable {
             return HTTPAnswers.error(answer.status.http, answer.message ?? "", headers: headers)
         }
         var http = TileHTTPAnswer(answer, lastModified: lastModified)
-        if privateReads != nil, grant.subject != AccessGrant.signedURLSubject { Self.keepPrivate(&http) }
+        if privateReads != nil, grant.subject != AccessGrant.signedURLSubject { keepPrivate(&http) }
         let body = http.body.readableBytes == 0 ? ResponseBody() : ResponseBody(byteBuffer: http.body)
         return Response(status: http.status, headers: http.headers, body: body)
     }
 
     /// A private tile read with a credential is the reader's: no shared cache may keep it (`private`). Tiles of
     /// signed URLs keep their `public`: the URL is the credential, and caches key on it.
-    static func keepPrivate(_ answer: inout TileHTTPAnswer) {
-        guard let value = answer.headers[.cacheControl] else { return }
-        answer.headers[.cacheControl] = value.contains("public")
-            ? value.replacingOccurrences(of: "public", with: "private") : "private, " + value
+    func keepPrivate(_ answer: inout TileHTTPAnswer) {
+        guard answer.headers[.cacheControl] != nil else { return }
+        answer.headers[.cacheControl] = privateCacheControl
+    }
+
+    /// `cacheControl` with `private` for `public`: made once per server (per request, Foundation's string search
+    /// cost more than the rest of a cached answer).
+    static func privateCacheControl(of value: String) -> String {
+        value.contains("public") ? value.replacingOccurrences(of: "public", with: "private") : "private, " + value
     }
 
     /// Whether a request for a private tile may have the default (cached) tile at once: a signed URL of every group
@@ -82,10 +89,7 @@ struct TileEndpoints: Sendable {
                   let exp = RequestHeadScanner.parameter("exp", in: bytes[query])
             else { return false }
             let groups: String? = nil
-            if case .success(.all) = verifier.urlSigner.check(exp: text(exp), groups: groups, sig: text(sig),
-                                                              now: verifier.currentTime) {
-                return true
-            }
+            if case .success(.all) = verifier.checkSignedURL(exp: text(exp), groups: groups, sig: text(sig)) { return true }
             return false
         }
         guard !head.otherAuthorization, let range = head.credential else { return false }
@@ -112,7 +116,7 @@ struct TileEndpoints: Sendable {
             acceptsGzip: head.acceptsGzip, ifNoneMatch: head.ifNoneMatch)
         else { return nil }
         var answer = TileHTTPAnswer(tile, lastModified: lastModified)
-        if privateReads != nil, !head.isSigned { Self.keepPrivate(&answer) }
+        if privateReads != nil, !head.isSigned { keepPrivate(&answer) }
         let method: HTTPRequest.Method = head.isHead ? .head : .get
         cors.add(to: &answer.headers, method: method)
         metrics.fastAnswers.increment()
