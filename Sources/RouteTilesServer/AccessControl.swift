@@ -219,7 +219,7 @@ struct AccessControl: Sendable {
             switch await readGrant(of: request, address: context.address) {
             case let .failure(refusal): return refusal.response
             case let .success(grant):
-                guard grant.read.isAll, grant.writesEverything else {
+                guard policy == .public || (grant.read.isAll && grant.writesEverything) else {
                     return AccessRefusal(.forbidden, "this resource counts every group's routes; it needs a full-access "
                         + "credential (the write token, or a JWT with \"read\": [\"*\"] and \"write\": [\"*\"])").response
                 }

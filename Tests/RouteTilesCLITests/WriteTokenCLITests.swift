@@ -26,9 +26,10 @@ import RouteTilesTestSupport
         return Int(response.status.code)
     }
 
-    /// A server whose token is `accepted` takes a write with it and refuses every one in `refused` and none at all.
+    /// A server whose token is `accepted` takes a write with it and refuses every one in `refused` (a credential that
+    /// does not verify: 401) and none at all.
     func expectWrites(_ serve: ServeProcess, accepted: String, refused: [String]) async throws {
-        for token in refused { #expect(try await post(serve.base, token: token) == 403, "\(token)") }
+        for token in refused { #expect(try await post(serve.base, token: token) == 401, "\(token)") }
         #expect(try await post(serve.base, token: nil) == 401)
         #expect(try await post(serve.base, token: accepted) == 201)
         #expect(await serve.stop() == 0)

@@ -166,7 +166,7 @@ import RouteTilesTestSupport
             #expect(page.contains(#"<script src="viewer.js">"#) && page.contains(#"href="viewer.css""#))
             let script = try await server.get("/viewer.js")
             #expect(script.status == 200 && script.header("Content-Type")?.hasPrefix("text/javascript") == true)
-            #expect(script.text.contains("window.map = map") && script.text.contains("new EventSource('events')"))
+            #expect(script.text.contains("window.map = map") && script.text.contains("new EventSource(viewer.credential.eventsURL('events'))"))
             #expect(try await server.get("/viewer.css").header("Content-Type")?.hasPrefix("text/css") == true)
         }
         try await TestServer.with(backend, configure: { $0.basemapStyleURL = nil }) { server in

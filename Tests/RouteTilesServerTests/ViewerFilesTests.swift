@@ -32,7 +32,7 @@ import RouteTilesTestSupport
                                          "\(file.name) is missing or out of order")
                 searchFrom = found.upperBound
             }
-            #expect(script.text.hasPrefix("// The RouteTiles viewer: format.js, map.js"))
+            #expect(script.text.hasPrefix("// The RouteTiles viewer: format.js, credential.js, map.js"))
             #expect(script.text.hasSuffix("startViewer();\n\n})();\n"))
             let stylesheet = try await server.get("/viewer.css", gzip: false)
             #expect(stylesheet.status == 200 && stylesheet.body == Self.onDisk("viewer.css"))
