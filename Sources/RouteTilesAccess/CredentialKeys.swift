@@ -19,13 +19,11 @@ public struct CredentialKeys: Sendable, Equatable {
     /// Whether any JWT can be verified.
     public var verifiesJWTs: Bool { hmacSecret != nil || jwks != nil }
 
-    /// The HS256 key of a secret file: its bytes, one trailing newline (`\n` or `\r\n`) trimmed.
+    /// The HS256 key of a secret file: its bytes, one trailing newline (`\n`) trimmed, as the interface fixes it (a
+    /// `\r` before it stays part of the key, as an issuer reading the same file takes it).
     public static func hmacSecret(fileBytes bytes: [UInt8], path: String) throws -> [UInt8] {
         var key = bytes
-        if key.last == UInt8(ascii: "\n") {
-            key.removeLast()
-            if key.last == UInt8(ascii: "\r") { key.removeLast() }
-        }
+        if key.last == UInt8(ascii: "\n") { key.removeLast() }
         // RFC 7518 §3.2: an HS256 key of at least the hash's size, 32 bytes.
         guard key.count >= 32 else {
             throw KeyProblem("\(path): the HS256 secret is \(key.count) bytes; it must be at least 32 "

@@ -61,6 +61,4 @@ public final class VerifiedTokenCache: Sendable {
             state.generation = generation
         }
     }
-
-    public var count: Int { state.withLock { $0.entries.count } }
 }

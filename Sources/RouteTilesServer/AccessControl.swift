@@ -41,9 +41,10 @@ struct AccessControl: Sendable {
 
     static func now() -> Double { Date().timeIntervalSince1970 }
 
-    /// The 429 of a limit, with the seconds to wait.
-    func limited(_ wait: Double, _ what: String) -> AccessRefusal {
-        metrics.rateLimited(what)
+    /// The 429 of `limit` (its name in `routetiles_rate_limited_total`), saying `what` is limited, with the seconds
+    /// to wait.
+    func limited(_ wait: Double, _ limit: String, _ what: String) -> AccessRefusal {
+        metrics.rateLimited(limit)
         let seconds = max(1, Int(wait.rounded(.up)))
         var refusal = AccessRefusal(.tooManyRequests, "too many \(what); try again in \(seconds) s")
         refusal.retryAfter = seconds
@@ -69,7 +70,7 @@ struct AccessControl: Sendable {
         guard let token = Self.credential(of: request, field: field) else { return .success(nil) }
         let address = address ?? "unknown"
         if let wait = limits.failures.wait(address, now: Self.now()) {
-            return .failure(limited(wait, "failed authentications from this address"))
+            return .failure(limited(wait, "authentication_failures", "failed authentications from this address"))
         }
         guard !token.isEmpty else {
             failed(address)
@@ -139,10 +140,10 @@ struct AccessControl: Sendable {
             }
             let now = Self.now()
             if !grant.isFull, let wait = limits.writes.take(grant.subject ?? "", now: now) {
-                return .failure(limited(wait, "writes with this credential"))
+                return .failure(limited(wait, "credential_writes", "writes with this credential"))
             }
             if let wait = limits.addressWrites.take(address ?? "unknown", now: now) {
-                return .failure(limited(wait, "writes from this address"))
+                return .failure(limited(wait, "address_writes", "writes from this address"))
             }
             return .success(grant)
         }

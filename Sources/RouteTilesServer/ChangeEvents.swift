@@ -80,13 +80,13 @@ final class RouteGroupTracker: Sendable {
     /// The group of each of `keys` after a change of them: a route's current group, or for a route removed the
     /// group it had; nil for a route never seen.
     func groups(of keys: [String], in routes: LiveRouteSet) -> [String?] {
-        keys.map { key in
-            if let route = routes.routeWithoutPositions(key) {
-                let group = RouteGroup.of(route.properties)
-                known.withLock { $0[key] = group }
+        let current = keys.map { routes.routeWithoutPositions($0).map { RouteGroup.of($0.properties) } }
+        return known.withLock { known in
+            zip(keys, current).map { key, group in
+                guard let group else { return known.removeValue(forKey: key) }
+                known[key] = group
                 return group
             }
-            return known.withLock { $0.removeValue(forKey: key) }
         }
     }
 }

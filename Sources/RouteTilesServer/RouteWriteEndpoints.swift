@@ -54,13 +54,7 @@ struct RouteWriteEndpoints: Sendable {
         await write(request, created: true) { body in
             let routes = try routes(in: body, contentType: request.headers[.contentType],
                                     departAt: request.uri.queryParameters["depart_at"])
-            audit?.ids = routes.map { route in
-                switch route.id {
-                case nil: return ""
-                case let .number(n)?: return String(n)
-                case let .string(key)?: return key
-                }
-            }
+            audit?.ids = routes.map { $0.id.map(StoredRouteCodec.key(for:)) ?? "" }
             guard !routes.isEmpty else { throw BodyProblem("the body holds no route") }
             // A route's id is its key in /routes/{id}: an empty one could never be read, replaced or deleted.
             if let index = routes.firstIndex(where: { $0.id == .string("") }) {
@@ -68,20 +62,13 @@ struct RouteWriteEndpoints: Sendable {
             }
             if !grant.writesEverything {
                 let refused = routes.enumerated().filter { _, route in
-                    switch route.id {
-                    case nil: return true
-                    case let .number(n)?: return !grant.mayWrite(id: String(n))
-                    case let .string(key)?: return !grant.mayWrite(id: key)
-                    }
+                    route.id.map { !grant.mayWrite(id: StoredRouteCodec.key(for: $0)) } ?? true
                 }
                 if !refused.isEmpty {
                     metrics.writeForbidden(count: refused.count)
                     let named = refused.prefix(5).map { index, route in
-                        switch route.id {
-                        case nil: return "route \(index) of the body (no id; only a credential that writes every id may create one)"
-                        case let .number(n)?: return "route \(n)"
-                        case let .string(key)?: return "route \(key)"
-                        }
+                        route.id.map { "route \(StoredRouteCodec.key(for: $0))" }
+                            ?? "route \(index) of the body (no id; only a credential that writes every id may create one)"
                     }
                     throw WriteForbidden("this credential may not write \(named.joined(separator: ", "))"
                         + (refused.count > 5 ? " and \(refused.count - 5) more" : "") + "; nothing was written")

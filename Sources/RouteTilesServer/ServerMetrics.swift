@@ -96,9 +96,8 @@ final class ServerMetrics: Sendable {
 
     func authenticationFailed() { authenticationFailures.increment() }
 
-    /// Counts a request refused by a rate limit (`routetiles_rate_limited_total{limit}`).
-    func rateLimited(_ what: String) {
-        let limit = what.hasPrefix("failed") ? "authentication_failures" : what.hasSuffix("address") ? "address_writes" : "credential_writes"
+    /// Counts a request refused by the rate limit `limit` (`routetiles_rate_limited_total{limit}`).
+    func rateLimited(_ limit: String) {
         rateLimits.withLock { counters in
             if counters[limit] == nil {
                 counters[limit] = Metrics.Counter(label: "routetiles_rate_limited_total", dimensions: [("limit", limit)], factory: factory)

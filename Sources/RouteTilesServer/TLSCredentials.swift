@@ -16,8 +16,9 @@ final class TLSCredentials: Sendable {
     init(certificatePath: String, keyPath: String) throws {
         self.certificatePath = certificatePath
         self.keyPath = keyPath
-        let (context, files) = try Self.load(certificatePath: certificatePath, keyPath: keyPath)
-        state = Mutex((context, files))
+        let certificate = try Self.contents(certificatePath, "--tls-cert"), key = try Self.contents(keyPath, "--tls-key")
+        state = Mutex((try Self.context(certificate: certificate, key: key, certificatePath: certificatePath, keyPath: keyPath),
+                       certificate + key))
     }
 
     /// The context for a new connection.
@@ -26,10 +27,10 @@ final class TLSCredentials: Sendable {
     /// Reads the files again and, when they changed, uses them for new connections: true when they changed.
     /// Throws (keeping the context in use) when they do not make a context: a half-written renewal, say.
     func reloadIfChanged() throws -> Bool {
-        let files = try Self.contents(certificatePath, "--tls-cert") + Self.contents(keyPath, "--tls-key")
-        guard files != state.withLock({ $0.files }) else { return false }
-        let (context, read) = try Self.load(certificatePath: certificatePath, keyPath: keyPath)
-        state.withLock { $0 = (context, read) }
+        let certificate = try Self.contents(certificatePath, "--tls-cert"), key = try Self.contents(keyPath, "--tls-key")
+        guard certificate + key != state.withLock({ $0.files }) else { return false }
+        let context = try Self.context(certificate: certificate, key: key, certificatePath: certificatePath, keyPath: keyPath)
+        state.withLock { $0 = (context, certificate + key) }
         return true
     }
 
@@ -40,9 +41,9 @@ final class TLSCredentials: Sendable {
         return Array(data)
     }
 
-    static func load(certificatePath: String, keyPath: String) throws -> (NIOSSLContext, [UInt8]) {
-        let certificateBytes = try contents(certificatePath, "--tls-cert")
-        let keyBytes = try contents(keyPath, "--tls-key")
+    /// The context of a PEM chain and key, read from the files named in messages.
+    static func context(certificate certificateBytes: [UInt8], key keyBytes: [UInt8], certificatePath: String,
+                        keyPath: String) throws -> NIOSSLContext {
         let chain: [NIOSSLCertificate]
         do {
             chain = try NIOSSLCertificate.fromPEMBytes(certificateBytes)
@@ -60,7 +61,7 @@ final class TLSCredentials: Sendable {
                                                                     privateKey: .privateKey(key))
         configuration.applicationProtocols = ["h2", "http/1.1"]
         do {
-            return (try NIOSSLContext(configuration: configuration), certificateBytes + keyBytes)
+            return try NIOSSLContext(configuration: configuration)
         } catch {
             throw TLSProblem("--tls-cert \(certificatePath) and --tls-key \(keyPath) do not make a TLS context (does the key "
                 + "match the certificate?): \(error)")
