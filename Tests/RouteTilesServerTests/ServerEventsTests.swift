@@ -63,7 +63,7 @@ import RouteTilesTestSupport
             #expect(try await stream.next()?.name == "hello")
             return stream
         }
-        #expect(try await stream.ends(within: 10))
+        #expect(try await stream.ends(within: 60))
     }
 
     @Test func aTilesetHasNoEvents() async throws {

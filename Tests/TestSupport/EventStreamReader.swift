@@ -30,7 +30,7 @@ package final class EventStreamReader: Sendable {
     package init(url: String, lastEventID: Int64? = nil) async throws {
         var request = HTTPClientRequest(url: url)
         if let lastEventID { request.headers.add(name: "Last-Event-ID", value: String(lastEventID)) }
-        let response = try await TestServer.client.execute(request, timeout: .seconds(120))
+        let response = try await TestServer.client.execute(request, timeout: .seconds(900))
         status = Int(response.status.code)
         contentType = response.headers.first(name: "Content-Type")
         let box = self.box
@@ -63,8 +63,9 @@ package final class EventStreamReader: Sendable {
         return event.data.isEmpty ? nil : event
     }
 
-    /// The next event, or nil when the stream ends first or none comes within `seconds`.
-    package func next(within seconds: Double = 10) async throws -> Event? {
+    /// The next event, or nil when the stream ends first or none comes within `seconds`. The default is long: when
+    /// the whole suite runs on two cores, an in-process server has been seen to stall for more than 10 s.
+    package func next(within seconds: Double = 60) async throws -> Event? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             let (event, ended) = box.state.withLock { state -> (Event?, Bool) in
