@@ -36,7 +36,7 @@ package final class ServeProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         // The server prints its URL on standard error once it listens.
         let started = try ExternalTool.startServer(process, printingOn: stderr.fileHandleForReading,
-                                                   until: "serving http://", address: #"http://127\.0\.0\.1:\d+"#)
+                                                   until: "serving http", address: #"https?://127\.0\.0\.1:\d+"#)
         base = started.address
         printed = started.text
     }
