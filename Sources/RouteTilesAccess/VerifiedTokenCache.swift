@@ -21,6 +21,8 @@ public final class VerifiedTokenCache: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The key generation of the entries, readable without the lock (`RememberedCredential` compares it per request).
+    private let currentGeneration = Atomic<Int>(0)
     public let capacity: Int
     /// The longest an entry is trusted, in seconds.
     public let lifetime: Int64
@@ -30,15 +32,24 @@ public final class VerifiedTokenCache: Sendable {
         self.lifetime = lifetime
     }
 
+    /// The key generation the entries were verified with; a reload of the keys changes it.
+    public var generation: Int { currentGeneration.load(ordering: .acquiring) }
+
     /// The grant of `token` if it was verified and is still good at `now` (Unix seconds).
     public func grant(for token: String, now: Int64) -> AccessGrant? {
+        entry(for: token, now: now)?.grant
+    }
+
+    /// The grant of `token` if it was verified and is still good at `now`, with the time (Unix seconds) it stops
+    /// being good and the key generation it was verified with: what a connection may remember it by.
+    public func entry(for token: String, now: Int64) -> (grant: AccessGrant, until: Int64, generation: Int)? {
         state.withLock { state in
             guard let entry = state.entries[token] else { return nil }
             guard now < entry.until else {
                 state.entries[token] = nil
                 return nil
             }
-            return entry.grant
+            return (entry.grant, entry.until, state.generation)
         }
     }
 
@@ -59,6 +70,7 @@ public final class VerifiedTokenCache: Sendable {
         state.withLock { state in
             state.entries.removeAll()
             state.generation = generation
+            currentGeneration.store(generation, ordering: .releasing)
         }
     }
 }

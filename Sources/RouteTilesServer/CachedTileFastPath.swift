@@ -26,12 +26,15 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
     private static let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
 
     /// The answer to a request head for a cached tile, or nil to hand the request on.
-    typealias CachedAnswer = @Sendable (RequestHeadScanner.Head, UnsafeRawBufferPointer) -> TileHTTPAnswer?
+    /// The third argument is the connection's last credential, which the closure may remember.
+    typealias CachedAnswer = @Sendable (RequestHeadScanner.Head, UnsafeRawBufferPointer, inout RememberedCredential)
+        -> TileHTTPAnswer?
 
     private let cachedAnswer: CachedAnswer
     private let serverName: String
     private let handedOn: HandedOnRequests
     private var dates = HTTPDateClock()
+    private var remembered = RememberedCredential()
     /// The start of a request whose head has not fully arrived.
     private var partial: ByteBuffer?
     /// Everything goes to the decoder from now on.
@@ -73,7 +76,7 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
                 guard case let .request(head, _) = result, handOnFrom == nil, handedOn.unanswered == 0,
                       context.channel.isWritable
                 else { return (result, nil) }
-                return (result, cachedAnswer(head, bytes))
+                return (result, cachedAnswer(head, bytes, &remembered))
             }
             switch scanned {
             case let (.request(_, length), answer?):

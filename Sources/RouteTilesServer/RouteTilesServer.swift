@@ -44,7 +44,7 @@ public struct RouteTilesServer: Sendable {
         let tiles = state.api.tiles
         let serverName = "routetiles/\(RouteTilesVersion.string)"
         let fastPath: @Sendable (HandedOnRequests) -> CachedTileFastPath = { handedOn in
-            CachedTileFastPath(cachedAnswer: { head, bytes in tiles.cachedAnswer(head, in: bytes) },
+            CachedTileFastPath(cachedAnswer: { head, bytes, remembered in tiles.cachedAnswer(head, in: bytes, remembered: &remembered) },
                                serverName: serverName, handedOn: handedOn)
         }
         let server: HTTPServerBuilder

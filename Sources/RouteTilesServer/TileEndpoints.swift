@@ -82,7 +82,7 @@ struct TileEndpoints: Sendable {
     /// one not verified yet, a reader of some groups) goes the full path, which verifies, refuses or cuts the
     /// groups' tile.
     static func readsEverything(_ head: RequestHeadScanner.Head, in bytes: UnsafeRawBufferPointer,
-                                verifier: CredentialVerifier) -> Bool {
+                                verifier: CredentialVerifier, remembered: inout RememberedCredential) -> Bool {
         func text(_ range: Range<Int>) -> String { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
         if let query = head.query, let sig = RequestHeadScanner.parameter("sig", in: bytes[query]) {
             guard RequestHeadScanner.parameter("g", in: bytes[query]) == nil,
@@ -93,7 +93,7 @@ struct TileEndpoints: Sendable {
             return false
         }
         guard !head.otherAuthorization, let range = head.credential else { return false }
-        return verifier.cachedGrant(for: text(range))?.read.isAll == true
+        return remembered.readsEverything(UnsafeRawBufferPointer(rebasing: bytes[range]), verifier: verifier)
     }
 
     /// The answer to a `GET` or `HEAD` of a tile that is already cached, with every header the full path would
@@ -101,7 +101,9 @@ struct TileEndpoints: Sendable {
     /// metrics and the access log. Nil when the request needs the full path: another resource, a path that is not a
     /// plain tile path (a 400 or 404 to explain), a tile not in the cache, a client that does not accept gzip.
     /// - Parameter bytes: the request head's bytes, which `head` indexes.
-    func cachedAnswer(_ head: RequestHeadScanner.Head, in bytes: UnsafeRawBufferPointer) -> TileHTTPAnswer? {
+    /// - Parameter remembered: the connection's last credential (`RememberedCredential`).
+    func cachedAnswer(_ head: RequestHeadScanner.Head, in bytes: UnsafeRawBufferPointer,
+                      remembered: inout RememberedCredential) -> TileHTTPAnswer? {
         let prefix = "/tiles/".utf8.count
         let path = UnsafeRawBufferPointer(rebasing: bytes[head.pathStart..<(head.pathStart + head.pathCount)])
         // A client that refuses gzip gets the tile inflated: CPU work, left to the full path, off the event loop.
@@ -109,7 +111,9 @@ struct TileEndpoints: Sendable {
         else {
             return nil
         }
-        if let privateReads, !Self.readsEverything(head, in: bytes, verifier: privateReads) { return nil }
+        if let privateReads, !Self.readsEverything(head, in: bytes, verifier: privateReads, remembered: &remembered) {
+            return nil
+        }
         let started = recorder.start()
         guard let tile = responder.cachedAnswer(
             path: UnsafeRawBufferPointer(rebasing: path[prefix...]), isHead: head.isHead,

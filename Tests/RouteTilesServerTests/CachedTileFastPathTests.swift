@@ -32,7 +32,7 @@ import RouteTilesTestSupport
         let recorder = HandedOnBytes()
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandlers([
-            CachedTileFastPath(cachedAnswer: { head, bytes in state.api.tiles.cachedAnswer(head, in: bytes) },
+            CachedTileFastPath(cachedAnswer: { head, bytes, remembered in state.api.tiles.cachedAnswer(head, in: bytes, remembered: &remembered) },
                                serverName: "rt", handedOn: handedOn),
             recorder,
             ResponseEndCounter(handedOn),
