@@ -40,6 +40,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The system SQLite (libsqlite3-dev): MBTiles.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // The system cairo (libcairo2-dev): raster tiles are drawn with it and written as PNG by it.
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // The core, one module per stage so that the compiler keeps data flowing one way (Docs/ARCHITECTURE.md, "The
         // modules"): each depends only on modules listed before it. No HTTP dependency, no NIO.
         // Routes, tile ids, boxes, the errors that name a bad value; columns of memory (SharedColumn, SpillSpace).
@@ -50,6 +52,8 @@ let package = Package(
         .target(name: "RouteTilesInput", dependencies: ["RouteTilesModel", "RouteTilesGeo"]),
         // Index, cut, encode: the tiler, culling, clipping, simplification, and MVT with gzip.
         .target(name: "RouteTilesTiling", dependencies: ["RouteTilesModel", "RouteTilesGeo", "CZlib"]),
+        // Draw: raster tiles of the cut lines, with the look that style.json is made from (cairo).
+        .target(name: "RouteTilesRaster", dependencies: ["RouteTilesModel", "RouteTilesInput", "RouteTilesTiling", "CCairo"]),
         // The pyramid, built top-down into a tile sink; a tileset's metadata; sharded builds.
         .target(name: "RouteTilesBuild", dependencies: ["RouteTilesModel", "RouteTilesGeo", "RouteTilesTiling"]),
         // The one wrapper over the system SQLite, shared by MBTiles and the SQLite route store.
@@ -72,6 +76,7 @@ let package = Package(
         .target(name: "RouteTiles", dependencies: [
             "RouteTilesModel", "RouteTilesGeo", "RouteTilesInput", "RouteTilesTiling", "RouteTilesBuild",
             "RouteTilesSQLite", "RouteTilesStores", "RouteTilesRouteStore", "RouteTilesLive", "RouteTilesServing",
+            "RouteTilesRaster",
         ]),
         // Who may read and write what: credentials (JWTs verified with vapor/jwt-kit, the write token), the grants they
         // carry, signed tile URLs, rate limits and the audit log. No HTTP dependency: the server asks it questions.

@@ -4,6 +4,7 @@
 @_exported import RouteTilesGeo
 @_exported import RouteTilesInput
 @_exported import RouteTilesTiling
+@_exported import RouteTilesRaster
 @_exported import RouteTilesBuild
 @_exported import RouteTilesSQLite
 @_exported import RouteTilesStores

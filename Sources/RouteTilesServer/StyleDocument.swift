@@ -1,16 +1,17 @@
 import RouteTiles
 
-/// A MapLibre style for the routes: for each line layer a casing (a darker, wider line) under the coloured line,
-/// the colour from a route's `color` property when it has one, widths interpolated by zoom; point layers (the
-/// `maneuvers` of directions, the `waypoints` of GPX) as circles. A feature whose `feature-state` has
+/// A MapLibre style for the routes, made from `RouteLook` as the raster tiles are: for each line layer a casing (a
+/// darker, wider line) under the coloured line, the colour from a route's `color` property when it has one, widths
+/// interpolated by zoom; point layers (the `maneuvers` of directions, the `waypoints` of GPX) as circles. A feature whose `feature-state` has
 /// `selected: true` is drawn wider with an amber casing, which is how the viewer highlights the route chosen in its
 /// list. The `background` layer is the only one that is not the routes': a page that puts the routes over a basemap
 /// leaves it out.
 enum StyleDocument {
-    static let defaultColor = "#2563eb"
-    static let casingColor = "#0f172a"
-    static let selectedCasingColor = "#f59e0b"
-    static let pointLayers: Set<String> = [DirectionsReader.maneuversLayer, GPXReader.waypointsLayer]
+    static let look = RouteLook.standard
+    static let defaultColor = look.lineColor.hex
+    static let casingColor = look.casingColor.hex
+    static let selectedCasingColor = look.selectedCasingColor.hex
+    static let pointLayers = look.pointLayers
 
     /// The image the heading marker of the position layer draws (`headingLayer`): clients add it themselves
     /// (`map.addImage`, as the viewer does on `styleimagemissing`), since the style has no sprite.
@@ -21,7 +22,7 @@ enum StyleDocument {
     static func make(metadata: TilesetMetadata, baseURL: String, positionLayer: String? = nil,
                      tileQuery: String? = nil) -> JSONLiteral {
         var layers: [JSONLiteral] = [
-            ["id": "background", "type": "background", "paint": ["background-color": "#f8fafc"]],
+            ["id": "background", "type": "background", "paint": ["background-color": .string(look.background.hex)]],
         ]
         for layer in metadata.layers {
             if layer.id == positionLayer {
@@ -31,9 +32,10 @@ enum StyleDocument {
             if pointLayers.contains(layer.id) {
                 layers.append([
                     "id": "\(layer.id)-points", "type": "circle", "source": "routes", "source-layer": .string(layer.id),
-                    "minzoom": 12,
-                    "paint": ["circle-radius": ["interpolate", ["linear"], ["zoom"], 12, 2, 18, 7],
-                              "circle-color": "#ffffff", "circle-stroke-color": .string(casingColor), "circle-stroke-width": 1.5],
+                    "minzoom": number(look.pointMinZoom),
+                    "paint": ["circle-radius": interpolate(look.pointRadius),
+                              "circle-color": .string(look.pointFill.hex), "circle-stroke-color": .string(casingColor),
+                              "circle-stroke-width": number(look.pointStrokeWidth)],
                 ])
                 continue
             }
@@ -42,13 +44,13 @@ enum StyleDocument {
                 "id": "\(layer.id)-casing", "type": "line", "source": "routes", "source-layer": .string(layer.id),
                 "layout": ["line-join": "round", "line-cap": "round"],
                 "paint": ["line-color": ["case", selected, .string(selectedCasingColor), .string(casingColor)],
-                          "line-opacity": ["case", selected, 1, 0.85],
-                          "line-width": widths([(4, 2.5), (10, 5), (14, 9), (18, 22)], selectedBy: 2.2)],
+                          "line-opacity": ["case", selected, number(look.selectedCasingColor.alpha), number(look.casingColor.alpha)],
+                          "line-width": widths(look.casingWidth, selectedBy: look.selectedCasingFactor)],
             ])
             layers.append([
                 "id": "\(layer.id)-line", "type": "line", "source": "routes", "source-layer": .string(layer.id),
                 "layout": ["line-join": "round", "line-cap": "round"],
-                "paint": ["line-color": colour, "line-width": widths([(4, 1.2), (10, 3), (14, 6), (18, 16)], selectedBy: 1.5)],
+                "paint": ["line-color": colour, "line-width": widths(look.lineWidth, selectedBy: look.selectedLineFactor)],
             ])
         }
         return [
@@ -77,16 +79,18 @@ enum StyleDocument {
         [
             [
                 "id": "\(id)-dot", "type": "circle", "source": "routes", "source-layer": .string(id),
-                "paint": ["circle-radius": ["interpolate", ["linear"], ["zoom"], 4, 3, 14, 7],
+                "paint": ["circle-radius": interpolate(look.positionRadius),
                           "circle-color": ["case", selected, .string(selectedCasingColor), .string(casingColor)],
-                          "circle-stroke-color": "#ffffff", "circle-stroke-width": 2],
+                          "circle-stroke-color": .string(look.positionRing.hex),
+                          "circle-stroke-width": number(look.positionRingWidth)],
             ],
             [
-                "id": "\(id)-heading", "type": "symbol", "source": "routes", "source-layer": .string(id), "minzoom": 10,
+                "id": "\(id)-heading", "type": "symbol", "source": "routes", "source-layer": .string(id),
+                "minzoom": number(look.headingMinZoom),
                 "filter": ["has", "bearing"],
                 "layout": ["icon-image": .string(headingImage), "icon-rotate": ["get", "bearing"],
                            "icon-rotation-alignment": "map", "icon-allow-overlap": true, "icon-ignore-placement": true,
-                           "icon-size": ["interpolate", ["linear"], ["zoom"], 10, 0.6, 16, 1]],
+                           "icon-size": interpolate(look.headingSize)],
             ],
         ]
     }
@@ -94,14 +98,29 @@ enum StyleDocument {
     /// `["boolean", ["feature-state", "selected"], false]`.
     private static var selected: JSONLiteral { ["boolean", ["feature-state", "selected"], false] }
 
-    /// `["interpolate", ["exponential", 1.5], ["zoom"], z1, w1, …]`, each width `factor` times wider for a
+    /// `["interpolate", ["exponential", base], ["zoom"], z1, w1, …]`, each width `factor` times wider for a
     /// selected feature.
-    private static func widths(_ stops: [(Int, Double)], selectedBy factor: Double) -> JSONLiteral {
-        var expression: [JSONLiteral] = ["interpolate", ["exponential", 1.5], ["zoom"]]
-        for (zoom, width) in stops {
-            expression.append(.integer(zoom))
-            expression.append(["case", selected, .number((width * factor * 10).rounded() / 10), .number(width)])
+    private static func widths(_ stops: ZoomStops, selectedBy factor: Double) -> JSONLiteral {
+        var expression: [JSONLiteral] = ["interpolate", ["exponential", number(stops.base)], ["zoom"]]
+        for stop in stops.stops {
+            expression.append(number(stop.zoom))
+            expression.append(["case", selected, .number((stop.value * factor * 10).rounded() / 10), .number(stop.value)])
         }
         return .array(expression)
+    }
+
+    /// `["interpolate", ["linear"], ["zoom"], z1, v1, …]` (or exponential, for stops with a base other than 1).
+    private static func interpolate(_ stops: ZoomStops) -> JSONLiteral {
+        var expression: [JSONLiteral] = ["interpolate", stops.base == 1 ? ["linear"] : ["exponential", number(stops.base)], ["zoom"]]
+        for stop in stops.stops {
+            expression.append(number(stop.zoom))
+            expression.append(number(stop.value))
+        }
+        return .array(expression)
+    }
+
+    /// A whole number as an integer (as the style was first written), any other as a number.
+    private static func number(_ value: Double) -> JSONLiteral {
+        value == value.rounded() && abs(value) < 1e15 ? .integer(Int(value)) : .number(value)
     }
 }
