@@ -208,7 +208,7 @@ let package = Package(
         .testTarget(name: "RouteTilesCLITests", dependencies: [
             "RouteTiles", "RouteTilesServer", "RouteTilesModel", "RouteTilesGeo", "RouteTilesCoreTestSupport",
             "RouteTilesTestSupport"
-        ] + httpClient),
+        ] + httpClient, exclude: ["Raster"]),
         // The durable route stores: SQLite files read by the sqlite3 shell, PostgreSQL clusters of their own, crashes
         // and restarts of `routetiles serve`.
         .testTarget(name: "RouteTilesStoreTests", dependencies: [
