@@ -70,7 +70,7 @@ let package = Package(
         ]),
         // Serving without an HTTP library: the decisions that make a tile answer, the tile cache, single flight.
         .target(name: "RouteTilesServing", dependencies: [
-            "RouteTilesModel", "RouteTilesTiling", "RouteTilesBuild", "RouteTilesStores", "RouteTilesLive",
+            "RouteTilesModel", "RouteTilesTiling", "RouteTilesRaster", "RouteTilesBuild", "RouteTilesStores", "RouteTilesLive",
         ]),
         // The library users import: every stage above, re-exported, and the documentation catalog.
         .target(name: "RouteTiles", dependencies: [

@@ -5,7 +5,9 @@ vcl 4.1;
 # - Tiles are cached by path alone (not by Host), so that a purge sent by a server to the cache's own address
 #   reaches the object clients fetched under the public name. `.pbf` is stored as `.mvt`. A query string makes
 #   another object (the viewer adds ?v=GENERATION to fetch a changed tile past every cache); a purge removes the
-#   tile without one, and a ban removes them all. Window tiles (?from=…&to=…) are passed to the origin, which
+#   tile without one, and a ban removes them all. Raster tiles (.png, @2x.png, @3x.png) are stored as variants of their
+#   vector tile's object (the same hash, told apart by x-routetiles-format through Vary), so that the purge of a
+#   vector tile's path, the only one `serve --purge` sends, removes its PNGs too. Window tiles (?from=…&to=…) are passed to the origin, which
 #   caches them and drops them with their tile: no purge could name every window.
 # - Private servers (`serve --read token`): a tile asked for with a credential (Authorization, ?access_token) is
 #   passed to the origin, uncached. A signed tile URL is cached under its whole URL; a purge does not reach it (it
@@ -46,12 +48,12 @@ sub vcl_recv {
         ban("obj.http.x-routetiles-url ~ ^" + regsub(req.url, "\?.*$", ""));
         return (synth(200, "Banned"));
     }
-    if (req.url ~ "/tiles/[0-9]+/[0-9]+/[0-9]+\.(mvt|pbf)\?(.*&)?(from|to)=") {
+    if (req.url ~ "/tiles/[0-9]+/[0-9]+/[0-9]+(\.(mvt|pbf)|(@[23]x)?\.png)\?(.*&)?(from|to)=") {
         # A window tile: a purge names a tile's path, never its windows, so these go to the origin, whose window
         # cache drops them with the tile (Docs/OPERATIONS.md, "Behind a cache").
         return (pass);
     }
-    if (req.url ~ "/tiles/[0-9]+/[0-9]+/[0-9]+\.(mvt|pbf)(\?.*)?$") {
+    if (req.url ~ "/tiles/[0-9]+/[0-9]+/[0-9]+(\.(mvt|pbf)|(@[23]x)?\.png)(\?.*)?$") {
         if (req.http.Authorization || req.url ~ "\?(.*&)?access_token=") {
             # A tile read with a credential (`serve --read token`): the reader's own, answered by the origin, which
             # verifies it and cuts the reader's groups. Never cached here (the origin marks it private), never
@@ -60,6 +62,12 @@ sub vcl_recv {
             return (pass);
         }
         set req.url = regsub(req.url, "\.pbf(\?|$)", ".mvt\1");
+        # Which representation of the tile's object: mvt, png, png@2x or png@3x (see vcl_hash).
+        if (req.url ~ "\.png(\?|$)") {
+            set req.http.x-routetiles-format = regsub(req.url, "^.*/[0-9]+(@[23]x)?\.png.*$", "png\1");
+        } else {
+            set req.http.x-routetiles-format = "mvt";
+        }
         if (req.http.Cache-Control ~ "no-cache" && client.ip ~ purgers) {
             set req.hash_always_miss = true;
         }
@@ -70,7 +78,8 @@ sub vcl_recv {
 
 sub vcl_hash {
     if (req.url ~ "/tiles/") {
-        hash_data(req.url);
+        # A raster tile hashes as its vector tile: one object, whose variants are the formats (Vary).
+        hash_data(regsub(req.url, "(@[23]x)?\.png(\?|$)", ".mvt\2"));
         return (lookup);
     }
 }
@@ -80,9 +89,20 @@ sub vcl_backend_response {
     set beresp.http.x-routetiles-url = bereq.url;
     if (bereq.url ~ "/tiles/") {
         set beresp.keep = 1h;
+        if (beresp.http.Vary) {
+            set beresp.http.Vary = beresp.http.Vary + ", x-routetiles-format";
+        } else {
+            set beresp.http.Vary = "x-routetiles-format";
+        }
     }
 }
 
 sub vcl_deliver {
     unset resp.http.x-routetiles-url;
+    if (resp.http.Vary) {
+        set resp.http.Vary = regsub(resp.http.Vary, "(, )?x-routetiles-format", "");
+        if (resp.http.Vary == "") {
+            unset resp.http.Vary;
+        }
+    }
 }

@@ -75,7 +75,8 @@ enum AccessRule: Equatable {
 
     static func of(_ operationId: String) -> AccessRule {
         switch operationId {
-        case "getTile", "headTile", "getTileJSON", "headTileJSON", "getStyle", "headStyle", "listRoutes", "getRoute",
+        case "getTile", "headTile", "getRasterTile", "headRasterTile", "getRasterTile2x", "headRasterTile2x",
+             "getRasterTile3x", "headRasterTile3x", "getTileJSON", "headTileJSON", "getStyle", "headStyle", "listRoutes", "getRoute",
              "getRouteGPX", "getRoutePosition", "streamEvents":
             return .read
         case "getMetrics", "headMetrics":

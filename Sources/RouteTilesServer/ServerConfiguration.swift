@@ -27,6 +27,9 @@ public struct ServerConfiguration: Sendable {
     public var cacheBytes = 256 << 20
     /// Bytes of compressed window tiles (`?from=…&to=…`) kept in memory, apart from the default tiles.
     public var windowCacheBytes = 64 << 20
+    /// The most bytes of raster tiles (PNG) kept in memory; each is kept with the tag of the vector tile it was drawn
+    /// from, and used only while that tile is current.
+    public var rasterCacheBytes = 64 << 20
     /// The largest request body accepted by the write endpoints.
     public var maxBodyBytes = 32 << 20
     /// The bearer token that write requests need; nil turns writes off unless `credentials` verifies JWTs. A

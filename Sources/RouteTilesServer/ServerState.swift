@@ -95,8 +95,11 @@ final class ServerState: Sendable {
         let responder = TileResponder(service: tiles, cacheControl: configuration.cacheControl
             ?? (changes ? ServerConfiguration.liveCacheControl : ServerConfiguration.staticCacheControl))
         let modified = time_t((configuration.lastModified ?? Date()).timeIntervalSince1970)
+        let raster = RasterTileResponder(
+            service: tiles, renderer: RasterTileRenderer(positionLayer: live?.routes.options.positionLayer),
+            cache: RasterTileCache(capacityBytes: configuration.rasterCacheBytes), cacheControl: responder.cacheControl)
         return TileEndpoints(
-            responder: responder,
+            responder: responder, raster: raster,
             lastModified: changes ? nil : HTTPField(name: .lastModified, value: HTTPDateClock.format(modified)),
             metrics: metrics, logger: logger, retryAfterSeconds: configuration.retryAfterSeconds, cors: cors,
             recorder: recorder, privateReads: privateReads,

@@ -4,10 +4,12 @@ import Logging
 import RouteTiles
 import RouteTilesAccess
 
-/// The tiles: `GET`/`HEAD /tiles/{z}/{x}/{y}.mvt`, and the cached-tile fast path's answers (`CachedTileFastPath`).
-/// The core's `TileResponder` decides; this writes its answers as HTTP.
+/// The tiles: `GET`/`HEAD /tiles/{z}/{x}/{y}.mvt` and the raster tiles `….png`, `…@2x.png`, `…@3x.png`, and the
+/// cached-tile fast path's answers (`CachedTileFastPath`). The core's `TileResponder` and `RasterTileResponder`
+/// decide; this writes their answers as HTTP.
 struct TileEndpoints: Sendable {
     let responder: TileResponder<ByteBuffer>
+    let raster: RasterTileResponder<ByteBuffer>
     /// `Last-Modified` of every tile answer, for content that does not change; nil for live routes.
     let lastModified: HTTPField?
     let metrics: ServerMetrics
@@ -25,7 +27,20 @@ struct TileEndpoints: Sendable {
 
     var operations: [APIOperation] {
         let tiles = PathPattern(subtree: "/tiles/", documentedAs: "/tiles/{z}/{x}/{y}.mvt")
-        return [
+        // The raster tiles first: the vector tiles' pattern takes every other path below /tiles/ (and explains a
+        // malformed one with a 400).
+        var raster: [APIOperation] = []
+        for (ending, excluding, name) in [("@2x.png", [String](), "2x"), ("@3x.png", [], "3x"), (".png", ["@2x.png", "@3x.png"], "")] {
+            let pattern = PathPattern(subtree: "/tiles/", ending: ending, excluding: excluding,
+                                      documentedAs: "/tiles/{z}/{x}/{y}\(ending)")
+            raster.append(APIOperation(.get, pattern, "getRasterTile\(name)") { request, context in
+                await tile(request, path: context.parameters.tail, grant: context.grant)
+            })
+            raster.append(APIOperation(.head, pattern, "headRasterTile\(name)") { request, context in
+                await tile(request, path: context.parameters.tail, grant: context.grant)
+            })
+        }
+        return raster + [
             APIOperation(.get, tiles, "getTile") { request, context in
                 await tile(request, path: context.parameters.tail, grant: context.grant)
             },
@@ -46,9 +61,19 @@ struct TileEndpoints: Sendable {
         } catch {
             return HTTPAnswers.error(.badRequest, error.description)
         }
-        let answer = await responder.answer(
-            path: path, variant: TileVariant(window: window, groups: groups), isHead: request.method == .head,
-            acceptsGzip: GzipAcceptance.allowsGzip(request.headers[.acceptEncoding]), ifNoneMatch: request.headers[.ifNoneMatch])
+        let variant = TileVariant(window: window, groups: groups)
+        let isRaster: Bool
+        let answer: TileAnswer<ByteBuffer>
+        if case let .raster(id, scale) = TileRequestPath.parse(path) {
+            isRaster = true
+            answer = await raster.answer(id, scale: scale, variant: variant, isHead: request.method == .head,
+                                         ifNoneMatch: request.headers[.ifNoneMatch])
+        } else {
+            isRaster = false
+            answer = await responder.answer(
+                path: path, variant: variant, isHead: request.method == .head,
+                acceptsGzip: GzipAcceptance.allowsGzip(request.headers[.acceptEncoding]), ifNoneMatch: request.headers[.ifNoneMatch])
+        }
         guard answer.isTile else {
             var headers: HTTPFields = [:]
             if answer.status == .serviceUnavailable {
@@ -58,7 +83,8 @@ struct TileEndpoints: Sendable {
             if let log = answer.logMessage { logger.error("\(log)") }
             return HTTPAnswers.error(answer.status.http, answer.message ?? "", headers: headers)
         }
-        var http = TileHTTPAnswer(answer, lastModified: lastModified)
+        var http = isRaster ? TileHTTPAnswer(raster: answer, lastModified: lastModified)
+            : TileHTTPAnswer(answer, lastModified: lastModified)
         if privateReads != nil, grant.subject != AccessGrant.signedURLSubject { keepPrivate(&http) }
         let body = http.body.readableBytes == 0 ? ResponseBody() : ResponseBody(byteBuffer: http.body)
         return Response(status: http.status, headers: http.headers, body: body)

@@ -43,6 +43,28 @@ struct TileHTTPAnswer {
     }
 }
 
+extension TileHTTPAnswer {
+    /// The head and body of a raster tile answer (200 or 304; a PNG does not vary with `Accept-Encoding`).
+    init(raster answer: TileAnswer<ByteBuffer>, lastModified: HTTPField?) {
+        var headers = HTTPFields()
+        headers.reserveCapacity(8)
+        if let cacheControl = answer.cacheControl { headers.append(HTTPField(name: .cacheControl, value: cacheControl)) }
+        if let lastModified { headers.append(lastModified) }
+        if let etag = answer.etag { headers.append(HTTPField(name: .eTag, value: etag)) }
+        if answer.status == .ok {
+            headers.append(HTTPField(name: .contentType, value: RasterTileResponder<ByteBuffer>.contentType))
+            if let length = answer.contentLength { headers.append(HTTPField(name: .contentLength, value: String(length))) }
+        }
+        let body: ByteBuffer
+        switch answer.body {
+        case .none: body = ByteBuffer()
+        case let .gzip(bytes): body = bytes
+        case let .identity(bytes): body = ByteBuffer(bytes: bytes)
+        }
+        self.init(status: answer.status.http, headers: headers, body: body)
+    }
+}
+
 extension TileAnswer.Status {
     /// The status with its reason phrase (`HTTPResponse.Status(code:)` would leave the phrase empty).
     var http: HTTPResponse.Status {

@@ -32,6 +32,7 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
         let id: TileID
         switch TileRequestPath.parse(path) {
         case let .tile(tile): id = tile
+        case .raster: return TileAnswer(status: .badRequest, message: "a raster tile (.png) is not a vector tile")
         case let .malformed(reason), let .outOfRange(reason): return TileAnswer(status: .badRequest, message: reason)
         case let .outsideGrid(reason): return TileAnswer(status: .notFound, message: reason)
         }

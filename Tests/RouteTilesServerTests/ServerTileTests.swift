@@ -77,7 +77,7 @@ import RouteTilesTestSupport
                 #expect(reply.json["error"] != nil)
             }
             for bad in ["/tiles/1/-1/0.mvt", "/tiles/a/0/0.mvt",
-                        "/tiles/1/0/0.png", "/tiles/1/0.mvt", "/tiles/01/0/0.mvt", "/tiles/99/0/0.mvt"] {
+                        "/tiles/1/0/0.jpg", "/tiles/1/0/0@4x.png", "/tiles/1/0.mvt", "/tiles/01/0/0.mvt", "/tiles/99/0/0.mvt"] {
                 let reply = try await server.get(bad)
                 #expect(reply.status == 400, "\(bad) gave \(reply.status)")
                 #expect(reply.json["error"] != nil)

@@ -17,21 +17,30 @@ struct PathPattern: Sendable, Equatable, CustomStringConvertible {
     private let segments: [Segment]
     /// Every path that starts with this (`/tiles/`) matches; the handler parses the tail.
     private let subtree: String?
+    /// With a subtree: only paths that end with this match (`@2x.png`); nil for every path below it.
+    private let ending: String?
+    /// With a subtree and an ending: paths that end with any of these do not match (`.png` but not `@2x.png`).
+    private let excludedEndings: [String]
 
     /// A pattern of segments: `/health`, `/routes/{id}`, `/routes/{id}/points`.
     init(_ template: String) {
         self.template = template
         subtree = nil
+        ending = nil
+        excludedEndings = []
         segments = template.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
             segment.hasPrefix("{") && segment.hasSuffix("}")
                 ? .parameter(String(segment.dropFirst().dropLast())) : .literal(segment)
         }
     }
 
-    /// Every path below `prefix` (which ends in `/`), documented as `template` (`/tiles/{z}/{x}/{y}.mvt`).
-    init(subtree prefix: String, documentedAs template: String) {
+    /// Every path below `prefix` (which ends in `/`), documented as `template` (`/tiles/{z}/{x}/{y}.mvt`); with
+    /// `ending`, only those that end with it and with none of `excluding`.
+    init(subtree prefix: String, ending: String? = nil, excluding: [String] = [], documentedAs template: String) {
         self.template = template
         subtree = prefix
+        self.ending = ending
+        excludedEndings = excluding
         segments = []
     }
 
@@ -41,6 +50,9 @@ struct PathPattern: Sendable, Equatable, CustomStringConvertible {
     func match(_ path: Substring) -> PathParameters? {
         if let subtree {
             guard path.hasPrefix(subtree) else { return nil }
+            if let ending {
+                guard path.hasSuffix(ending), !excludedEndings.contains(where: { path.hasSuffix($0) }) else { return nil }
+            }
             return PathParameters(tail: path.dropFirst(subtree.count))
         }
         var parameters = PathParameters(tail: "")

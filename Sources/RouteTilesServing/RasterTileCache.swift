@@ -1,0 +1,61 @@
+import RouteTilesModel
+import Synchronization
+
+/// Raster tiles drawn lately, each with the tag of the vector tile it was drawn from: an entry is used only while
+/// that tag is the vector tile's current one, so a raster tile is exactly as fresh as its vector tile and needs no
+/// invalidation of its own. Bounded in bytes: when full, it is emptied (a burst of misses costs a drawing each, as
+/// an empty cache does). Thread-safe.
+public final class RasterTileCache: Sendable {
+    /// A raster tile: its z/x/y, its scale, and the variant of the vector tile it draws.
+    public struct Key: Hashable, Sendable {
+        public var tile: TileID
+        public var scale: Int
+        public var variant: TileVariant
+    }
+
+    /// A drawn tile.
+    public struct Entry: Sendable {
+        /// The PNG.
+        public var png: [UInt8]
+        /// The tag of the vector tile it was drawn from.
+        public var source: String
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var bytes = 0
+    }
+
+    private let state = Mutex(State())
+    /// The most bytes of PNG kept.
+    public let capacityBytes: Int
+
+    public init(capacityBytes: Int) {
+        self.capacityBytes = capacityBytes
+    }
+
+    /// The PNG of `key` drawn from the vector tile tagged `source`, if it is kept.
+    public func get(_ key: Key, source: String) -> [UInt8]? {
+        state.withLock { state in
+            guard let entry = state.entries[key], entry.source == source else { return nil }
+            return entry.png
+        }
+    }
+
+    /// Keeps the PNG of `key` drawn from the vector tile tagged `source`.
+    public func put(_ key: Key, png: [UInt8], source: String) {
+        guard png.count <= capacityBytes else { return }
+        state.withLock { state in
+            if let old = state.entries[key] { state.bytes -= old.png.count }
+            if state.bytes + png.count > capacityBytes {
+                state.entries.removeAll(keepingCapacity: true)
+                state.bytes = 0
+            }
+            state.entries[key] = Entry(png: png, source: source)
+            state.bytes += png.count
+        }
+    }
+
+    /// How many raster tiles and bytes are kept.
+    public var usage: (tiles: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.bytes) } }
+}
