@@ -136,7 +136,12 @@ import RouteTilesTestSupport
             let tile = TileID(z: z, x: Int.random(in: 0..<(1 << z), using: &rng), y: Int.random(in: 0..<(1 << z), using: &rng))
             #expect(TileRequestPath.parse("\(tile.z)/\(tile.x)/\(tile.y).\(Bool.random(using: &rng) ? "mvt" : "pbf")") == .tile(tile))
         }
-        for bad in ["1/0/0", "1/0/0.png", "01/0/0.mvt", "1/-0/0.mvt", "1/+1/0.mvt", "1/0/0/0.mvt", "1//0.mvt", "/1/0/0.mvt",
+        // Raster tiles: .png, @2x.png and @3x.png, with the same numbers.
+        for (ending, scale) in [(".png", 1), ("@2x.png", 2), ("@3x.png", 3)] {
+            #expect(TileRequestPath.parse(Substring("3/1/2" + ending)) == .raster(TileID(z: 3, x: 1, y: 2), scale: scale))
+        }
+        for bad in ["1/0/0", "1/0/0.jpg", "1/0/0@4x.png", "1/0/0@1x.png", "1/0/0@2x.mvt", "1/0/@2x.png", "01/0/0.png",
+                    "01/0/0.mvt", "1/-0/0.mvt", "1/+1/0.mvt", "1/0/0/0.mvt", "1//0.mvt", "/1/0/0.mvt",
                     "a/0/0.mvt", "1/0/01234567890.mvt", "1/0/.mvt", "", "1/0/0.mvtx", "1/0/0 .mvt"] {
             guard case .malformed = TileRequestPath.parse(Substring(bad)) else {
                 Issue.record("accepted \(bad)")
