@@ -52,10 +52,10 @@ let package = Package(
         .target(name: "RouteTilesInput", dependencies: ["RouteTilesModel", "RouteTilesGeo"]),
         // Index, cut, encode: the tiler, culling, clipping, simplification, and MVT with gzip.
         .target(name: "RouteTilesTiling", dependencies: ["RouteTilesModel", "RouteTilesGeo", "CZlib"]),
-        // Draw: raster tiles of the cut lines, with the look that style.json is made from (cairo).
-        .target(name: "RouteTilesRaster", dependencies: ["RouteTilesModel", "RouteTilesInput", "RouteTilesTiling", "CCairo"]),
         // The pyramid, built top-down into a tile sink; a tileset's metadata; sharded builds.
         .target(name: "RouteTilesBuild", dependencies: ["RouteTilesModel", "RouteTilesGeo", "RouteTilesTiling"]),
+        // Draw: raster tiles of the cut lines, with the look that style.json is made from (cairo).
+        .target(name: "RouteTilesRaster", dependencies: ["RouteTilesModel", "RouteTilesInput", "RouteTilesTiling", "RouteTilesBuild", "CCairo"]),
         // The one wrapper over the system SQLite, shared by MBTiles and the SQLite route store.
         .target(name: "RouteTilesSQLite", dependencies: ["RouteTilesModel", "CSQLite"]),
         // Tile stores and sources: folder, MBTiles, PMTiles; joining tilesets.

@@ -8,7 +8,8 @@ vcl 4.1;
 #   tile without one, and a ban removes them all. Raster tiles (.png, @2x.png, @3x.png) are stored as variants of their
 #   vector tile's object (the same hash, told apart by x-routetiles-format through Vary), so that the purge of a
 #   vector tile's path, the only one `serve --purge` sends, removes its PNGs too. Window tiles (?from=…&to=…) are passed to the origin, which
-#   caches them and drops them with their tile: no purge could name every window.
+#   caches them and drops them with their tile: no purge could name every window. OGC API tiles
+#   (/ogc/…/WebMercatorQuad/{z}/{row}/{col}) are asked for and stored as their /tiles/ twin, so one purge covers both.
 # - Private servers (`serve --read token`): a tile asked for with a credential (Authorization, ?access_token) is
 #   passed to the origin, uncached. A signed tile URL is cached under its whole URL; a purge does not reach it (it
 #   names the path alone), so it lives its max-age (5 s) and is then revalidated with the origin, which checks its
@@ -47,6 +48,15 @@ sub vcl_recv {
         }
         ban("obj.http.x-routetiles-url ~ ^" + regsub(req.url, "\?.*$", ""));
         return (synth(200, "Banned"));
+    }
+    if (req.url ~ "/ogc/(collections/routes/)?(map/)?tiles/WebMercatorQuad/[0-9]+/[0-9]+/[0-9]+(\?.*)?$") {
+        # An OGC API tile is the XYZ tile of the same place ({tileMatrix}/{tileRow}/{tileCol} is {z}/{y}/{x}):
+        # fetched and stored under its /tiles/ URL, so that the purge of that path removes it too.
+        if (req.url ~ "/map/tiles/") {
+            set req.url = regsub(req.url, "^(.*)/ogc/(collections/routes/)?map/tiles/WebMercatorQuad/([0-9]+)/([0-9]+)/([0-9]+)", "\1/tiles/\3/\5/\4.png");
+        } else {
+            set req.url = regsub(req.url, "^(.*)/ogc/(collections/routes/)?tiles/WebMercatorQuad/([0-9]+)/([0-9]+)/([0-9]+)", "\1/tiles/\3/\5/\4.mvt");
+        }
     }
     if (req.url ~ "/tiles/[0-9]+/[0-9]+/[0-9]+(\.(mvt|pbf)|(@[23]x)?\.png)\?(.*&)?(from|to)=") {
         # A window tile: a purge names a tile's path, never its windows, so these go to the origin, whose window

@@ -15,8 +15,8 @@ public struct PyramidBuilder: Sendable {
     public let tiler: RouteTiler
     /// The number of worker threads (at least 1).
     public var threads: Int
-    /// The gzip level of the tiles written (see ``GzipCompressor/init(level:)``).
-    public var compressionLevel: Int32
+    /// What the tiles written are and how each worker encodes them: gzip vector tiles by default.
+    public var encoding: TileEncoding
     /// The part of the pyramid to build, for one shard of a sharded build; nil for all of it. The tiler then needs
     /// only the routes the shard needs (`PyramidShard.needs`).
     public var shard: PyramidShard?
@@ -25,19 +25,22 @@ public struct PyramidBuilder: Sendable {
     /// - Parameters:
     ///   - tiler: The routes to cut and the tiling options.
     ///   - threads: Worker threads; one per active core by default.
-    ///   - compressionLevel: The gzip level of the tiles written.
+    ///   - compressionLevel: The gzip level of the vector tiles written, when `encoding` is nil.
+    ///   - encoding: What to write instead of gzip vector tiles (PNG drawings: `TileEncoding.png` in
+    ///     RouteTilesRaster).
     ///   - shard: The shard to build in a sharded build, or nil for the whole pyramid.
     public init(tiler: RouteTiler, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                compressionLevel: Int32 = GzipCompressor.defaultLevel, shard: PyramidShard? = nil) {
+                compressionLevel: Int32 = GzipCompressor.defaultLevel, encoding: TileEncoding? = nil,
+                shard: PyramidShard? = nil) {
         self.tiler = tiler
         self.threads = max(1, threads)
-        self.compressionLevel = compressionLevel
+        self.encoding = encoding ?? .gzip(level: compressionLevel)
         self.shard = shard
     }
 
     /// Builds every non-empty tile from `minZoom` to `maxZoom` into `sink`. `progress`, if given, is called about
     /// every `progressInterval` seconds from a background thread while the build runs. Throws the first error of
-    /// the sink or of gzip; the other workers stop soon after.
+    /// the sink or of the encoder; the other workers stop soon after.
     public func build(into sink: some TileSink, progressInterval: Double = 0.5,
                       progress: (@Sendable (BuildProgress) -> Void)? = nil) throws -> BuildStatistics {
         let work = WorkStack(workers: threads)
@@ -56,9 +59,9 @@ public struct PyramidBuilder: Sendable {
             var statistics = BuildStatistics()
             defer { results.withLock { $0.append(statistics) } }
             var cutter = tiler.makeCutter()
-            let compressor: GzipCompressor
+            var encoder: any TileEncoder
             do {
-                compressor = try GzipCompressor(level: compressionLevel)
+                encoder = try encoding.makeEncoder()
             } catch {
                 work.fail(error)
                 return
@@ -67,7 +70,7 @@ public struct PyramidBuilder: Sendable {
                 var subtree = [task]
                 while let current = subtree.popLast(), !work.hasFailed {
                     do {
-                        try process(current, cutter: &cutter, compressor: compressor, sink: sink,
+                        try process(current, cutter: &cutter, encoder: &encoder, sink: sink,
                                     statistics: &statistics, work: work, pending: &subtree)
                     } catch {
                         work.fail(error)
@@ -85,7 +88,7 @@ public struct PyramidBuilder: Sendable {
     }
 
     /// Cuts one tile, stores it, and queues its non-empty children.
-    private func process(_ task: SubtreeTask, cutter: inout TileCutter, compressor: GzipCompressor,
+    private func process(_ task: SubtreeTask, cutter: inout TileCutter, encoder: inout any TileEncoder,
                          sink: some TileSink, statistics: inout BuildStatistics, work: WorkStack,
                          pending: inout [SubtreeTask]) throws {
         let tile = task.tile
@@ -93,7 +96,7 @@ public struct PyramidBuilder: Sendable {
         statistics.tilesVisited += 1
         var written = false
         if tile.z >= options.minZoom, shard?.writes(tile) ?? true, let mvt = tiler.encode(tile, spans: task.spans, cutter: &cutter) {
-            let data = try compressor.compress(mvt)
+            let data = try encoder.encode(tile, mvt: mvt)
             try sink.put(tile, gzipData: data)
             statistics.tilesPerZoom[tile.z, default: 0] += 1
             statistics.bytesPerZoom[tile.z, default: 0] += data.count

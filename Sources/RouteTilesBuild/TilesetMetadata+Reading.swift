@@ -74,6 +74,18 @@ extension TilesetMetadata {
             }
             timePieces = table
         }
+        switch object["format"]?.string?.lowercased() {
+        case nil, "pbf", "mvt":
+            tileFormat = .mvt
+        case "png":
+            let scale = try integer(Self.tileScaleKey) ?? 1
+            guard TileFormat.pngScales.contains(scale) else {
+                throw StoreError(path: source, message: "metadata '\(Self.tileScaleKey)' is \(scale), not 1, 2 or 3")
+            }
+            tileFormat = .png(scale: scale)
+        case let other?:
+            throw StoreError(path: source, message: "metadata 'format' is '\(other)'; RouteTiles reads vector tiles (pbf) and its own png tiles")
+        }
         if let label = object[Self.shardKey] {
             guard let text = label.string, let shard = try? PyramidShard(label: text) else {
                 throw StoreError(path: source, message: "metadata '\(Self.shardKey)' is not a shard of a plan: \(label.string ?? "not text")")

@@ -26,6 +26,9 @@ public struct TilesetMetadata: Sendable, Equatable {
     /// For tiles that hold routes with times cut in time pieces: the piece length at each zoom in seconds, keyed by
     /// the zoom as text (`TimePieces.table`). Written as `time_pieces` in TileJSON and in the `json` entry.
     public var timePieces: [String: Int]?
+    /// What the tiles are: vector tiles (the default) or PNG drawings of them (`build --tile-format png`). Written
+    /// as `format` (`pbf` or `png`) and, for PNG tiles of another scale than 1, `routetiles_tile_scale`.
+    public var tileFormat: TileFormat = .mvt
 
     /// Metadata with the given values.
     public init(name: String, layers: [VectorLayerInfo], minZoom: Int, maxZoom: Int, bounds: [Double],
@@ -62,27 +65,38 @@ public struct TilesetMetadata: Sendable, Equatable {
 
     /// Name/value pairs as tippecanoe writes them (every value a string; `json` holding `vector_layers`). The same
     /// pairs fill the MBTiles `metadata` table.
+    /// A tileset of PNG tiles has no `json` entry (its tiles hold no layers) and, at a scale above 1, says it in
+    /// `routetiles_tile_scale`.
     public var pairs: [(String, String)] {
-        let json = JSONText.bytes(JSONEntry(vector_layers: vectorLayers, time_pieces: timePieces), pretty: false)
-        return [
+        var pairs = [
             ("name", name), ("description", description), ("version", "2"),
             ("minzoom", String(minZoom)), ("maxzoom", String(maxZoom)),
             ("center", Self.text(center)), ("bounds", Self.text(bounds)),
-            ("type", "overlay"), ("format", "pbf"),
+            ("type", "overlay"), ("format", tileFormat.metadataFormat),
             ("generator", "routetiles \(RouteTilesVersion.string)"),
-            ("json", String(decoding: json, as: UTF8.self)),
-        ] + (shard.map { [(Self.shardKey, $0.label)] } ?? [])
+        ]
+        switch tileFormat {
+        case .mvt:
+            let json = JSONText.bytes(JSONEntry(vector_layers: vectorLayers, time_pieces: timePieces), pretty: false)
+            pairs.append(("json", String(decoding: json, as: UTF8.self)))
+        case let .png(scale):
+            if scale != 1 { pairs.append((Self.tileScaleKey, String(scale))) }
+        }
+        return pairs + (shard.map { [(Self.shardKey, $0.label)] } ?? [])
     }
 
     /// The name of the entry that holds `shard`.
     package static let shardKey = "routetiles_shard"
+    /// The name of the entry that holds the scale of PNG tiles other than @1x.
+    package static let tileScaleKey = "routetiles_tile_scale"
 
     /// `metadata.json` of a pyramid.
     public var metadataJSON: [UInt8] {
         JSONText.bytes(Dictionary(pairs, uniquingKeysWith: { _, last in last }), pretty: true)
     }
 
-    /// TileJSON 3.0.0 with absolute tile URLs under `baseURL` (`{baseURL}/{z}/{x}/{y}.mvt`).
+    /// TileJSON 3.0.0 with absolute tile URLs under `baseURL` (`{baseURL}/{z}/{x}/{y}.mvt`, or the ending of
+    /// the tile format, `.png`, with no `vector_layers`).
     public func tileJSON(baseURL: String) -> [UInt8] {
         tileJSON(baseURL: baseURL, tileQuery: nil)
     }
@@ -92,16 +106,17 @@ public struct TilesetMetadata: Sendable, Equatable {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         let document = TileJSONDocument(name: name, description: description,
-                                        tiles: ["\(base)/{z}/{x}/{y}.mvt" + (tileQuery.map { "?" + $0 } ?? "")],
+                                        tiles: ["\(base)/{z}/{x}/{y}\(tileFormat.fileEnding)" + (tileQuery.map { "?" + $0 } ?? "")],
                                         minzoom: minZoom, maxzoom: maxZoom, bounds: bounds, center: center,
-                                        vector_layers: vectorLayers, time_pieces: timePieces)
+                                        vector_layers: tileFormat == .mvt ? vectorLayers : nil,
+                                        time_pieces: tileFormat == .mvt ? timePieces : nil)
         return JSONText.bytes(document, pretty: true)
     }
 }
 
 /// The `json` entry of tippecanoe's metadata, with RouteTiles' `time_pieces` when there are some.
 private struct JSONEntry: Encodable {
-    var vector_layers: [VectorLayerEntry]
+    var vector_layers: [VectorLayerEntry]?
     var time_pieces: [String: Int]?
 }
 
@@ -117,6 +132,6 @@ private struct TileJSONDocument: Encodable {
     var maxzoom: Int
     var bounds: [Double]
     var center: [Double]
-    var vector_layers: [VectorLayerEntry]
+    var vector_layers: [VectorLayerEntry]?
     var time_pieces: [String: Int]?
 }

@@ -152,7 +152,7 @@ struct AccessControl: Sendable {
     /// `handler` for reads: reached with the read grant in its context.
     func reading(_ handler: @escaping APIOperation.Handler) -> APIOperation.Handler {
         { request, context in
-            switch await readGrant(of: request, address: context.address, signedTile: context.path.hasPrefix("/tiles/")) {
+            switch await readGrant(of: request, address: context.address, signedTile: context.path.hasPrefix("/tiles/") || OGCTilesEndpoints.isTilePath(context.path)) {
             case let .failure(refusal): return refusal.response
             case let .success(grant):
                 var context = context

@@ -11,6 +11,8 @@ struct MetadataEndpoints: Sendable {
     let configuration: ServerConfiguration
     let backend: TileBackend
     let cache: TileCache<ByteBuffer>
+    /// The drawn PNGs, whose size `/health` reports beside the vector tiles'.
+    let rasterCache: RasterTileCache
     let metrics: ServerMetrics
     let accessLog: AccessLog?
     /// Who may read; signs the tile URLs of `tiles.json` and `style.json` where reads are private.
@@ -101,7 +103,9 @@ struct MetadataEndpoints: Sendable {
     /// `GET /health`.
     func health() -> Response {
         let usage = cache.usage
-        var body = HealthAnswer(status: "ok", cache: HealthAnswer.Cache(tiles: usage.tiles, bytes: usage.bytes))
+        let raster = rasterCache.usage
+        var body = HealthAnswer(status: "ok", cache: HealthAnswer.Cache(tiles: usage.tiles, bytes: usage.bytes),
+                                rasterCache: HealthAnswer.Cache(tiles: raster.tiles, bytes: raster.bytes))
         if let sync = backend.live {
             // Open to all, so where reads are private it counts no route and no point.
             if configuration.read == .public {

@@ -33,6 +33,8 @@ struct ServerAPI: Sendable {
                                      message: "this server serves a finished tileset; nothing changes"))
         }
         operations += metadata.operations
+        operations += OGCTilesEndpoints(metadata: metadata, tiles: tiles,
+                                        positionLayer: metadata.backend.live?.routes.options.positionLayer).operations
         operations = operations.map { operation in
             switch AccessRule.of(operation.id) {
             case .open: return operation
@@ -64,8 +66,9 @@ struct LiveEndpoints: Sendable {
 }
 
 /// What an operation of the API needs, by its `operationId`: nothing (the viewer's files, the health probes, the
-/// contract), a credential that reads (`--read token`), a full-access one, one that writes, or its own
-/// check (`/osmand`, whose credential may come as a field of the body).
+/// contract, the OGC API's descriptions of itself), a credential that reads (`--read token`), a full-access one,
+/// one that writes, or its own check (`/osmand`, whose credential may come as a field of the body). An operation
+/// this list does not name needs full access: a new operation is closed until it is given its rule here.
 enum AccessRule: Equatable {
     case open
     case read
@@ -79,14 +82,27 @@ enum AccessRule: Equatable {
              "getRasterTile3x", "headRasterTile3x", "getTileJSON", "headTileJSON", "getStyle", "headStyle", "listRoutes", "getRoute",
              "getRouteGPX", "getRoutePosition", "streamEvents":
             return .read
+        case _ where operationId.hasPrefix("getOGC") || operationId.hasPrefix("headOGC"):
+            return openOGC.contains(operationId) ? .open : .read
         case "getMetrics", "headMetrics":
             return .readEverything
         case "createRoutes", "appendToRoutes", "replaceRoute", "deleteRoute", "appendToRoute":
             return .write
         case "osmandGet", "osmandPost":
             return .own
-        default:
+        case "getOpenAPIDocument", "headOpenAPIDocument", "getViewer", "headViewer", "getViewerPage", "headViewerPage",
+             "getViewerScript", "headViewerScript", "getViewerStylesheet", "headViewerStylesheet", "getFavicon",
+             "headFavicon", "getAsset", "headAsset", "getHealth", "headHealth", "getLiveness", "headLiveness",
+             "getReadiness", "headReadiness":
             return .open
+        default:
+            return .readEverything
         }
     }
+
+    /// The OGC API's documents that describe the service and not its routes.
+    static let openOGC: Set<String> = [
+        "getOGCLandingPage", "headOGCLandingPage", "getOGCConformance", "headOGCConformance", "getOGCTileMatrixSets",
+        "headOGCTileMatrixSets", "getOGCTileMatrixSet", "headOGCTileMatrixSet",
+    ]
 }

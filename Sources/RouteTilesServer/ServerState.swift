@@ -67,12 +67,14 @@ final class ServerState: Sendable {
                 events: EventsEndpoint(sync: sync, events: events),
                 osmand: OsmandEndpoint(writes: writes, access: access))
         }
+        let tileEndpoints = Self.tileEndpoints(configuration: configuration, tiles: tiles, live: backend.live,
+                                               metrics: metrics, logger: logger, cors: cors, recorder: recorder,
+                                               privateReads: configuration.read == .token ? verifier : nil)
         api = ServerAPI(
-            tiles: Self.tileEndpoints(configuration: configuration, tiles: tiles, live: backend.live, metrics: metrics,
-                                      logger: logger, cors: cors, recorder: recorder,
-                                      privateReads: configuration.read == .token ? verifier : nil),
+            tiles: tileEndpoints,
             metadata: MetadataEndpoints(name: name, configuration: configuration, backend: backend, cache: tiles.cache,
-                                        metrics: metrics, accessLog: accessLog, access: access),
+                                        rasterCache: tileEndpoints.raster.cache, metrics: metrics, accessLog: accessLog,
+                                        access: access),
             live: live, cors: cors, recorder: recorder, access: access)
         self.logger = logger
         self.verifier = verifier

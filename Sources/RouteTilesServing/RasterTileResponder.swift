@@ -13,12 +13,16 @@ public struct RasterTileResponder<Bytes: TileBytes>: Sendable {
     public let cache: RasterTileCache
     /// `Cache-Control` of tile answers.
     public let cacheControl: String
+    /// The transparent PNG of a tile without routes, at each scale (index scale − 1), drawn once: empty tiles are
+    /// most of a map's tiles, and all alike.
+    let emptyPNGs: [[UInt8]?]
 
     public init(service: TileService<Bytes>, renderer: RasterTileRenderer, cache: RasterTileCache, cacheControl: String) {
         self.service = service
         self.renderer = renderer
         self.cache = cache
         self.cacheControl = cacheControl
+        emptyPNGs = RasterTileRenderer.scales.map { try? renderer.png(of: DecodedTile(), zoom: 0, scale: $0) }
     }
 
     /// The media type of a raster tile.
@@ -53,7 +57,9 @@ public struct RasterTileResponder<Bytes: TileBytes>: Sendable {
         }
         let key = RasterTileCache.Key(tile: id, scale: scale, variant: variant)
         let png: [UInt8]
-        if let kept = cache.get(key, source: source) {
+        if entry.isEmpty, let empty = emptyPNGs[max(0, min(scale, emptyPNGs.count) - 1)] {
+            png = empty
+        } else if let kept = cache.get(key, source: source) {
             png = kept
         } else {
             do {

@@ -3,7 +3,7 @@ import RouteTilesBuild
 import RouteTilesModel
 import Synchronization
 
-/// Writes a `{z}/{x}/{y}.mvt` pyramid atomically: tiles go into a staging folder beside the destination,
+/// Writes a `{z}/{x}/{y}.mvt` pyramid (`.png`, `@2x.png`, `@3x.png` for raster tiles) atomically: tiles go into a staging folder beside the destination,
 /// `.NAME.partial-PID`, which replaces the destination in one rename at `commit()`. Until then the destination is
 /// untouched, so an interrupted build leaves the previous pyramid as it was; `abort()` removes the staging
 /// folder, and a later build sweeps away staging folders whose process is gone (after `kill -9`).
@@ -11,6 +11,8 @@ public final class DirectoryTileStore: TileSink {
     /// Where the pyramid will be once committed.
     public let destination: URL
     let staging: URL
+    /// How each tile's file name ends (`.mvt`, `.png`, `@2x.png`), as the server's tile URLs end.
+    let tileEnding: String
     private let place: StagingPlace
     /// Writes under way and whether `abort()` has begun: abort waits for the writes in flight, and no write
     /// starts after it, so no worker can re-create a folder in the staging tree while it is being removed.
@@ -23,8 +25,10 @@ public final class DirectoryTileStore: TileSink {
         var committed = false
     }
 
-    /// Prepares a build into `destination`. Unless `replace`, an existing destination is an error.
-    public init(destination: URL, replace: Bool) throws {
+    /// Prepares a build of tiles of `tileFormat` into `destination`. Unless `replace`, an existing destination is
+    /// an error.
+    public init(destination: URL, replace: Bool, tileFormat: TileFormat = .mvt) throws {
+        tileEnding = tileFormat.fileEnding
         place = try StagingPlace(destination: destination, replace: replace, folder: true)
         self.destination = place.destination
         staging = place.staging
@@ -40,7 +44,7 @@ public final class DirectoryTileStore: TileSink {
         defer { endWrite() }
         let zPath = staging.path + "/\(tile.z)"
         let xPath = zPath + "/\(tile.x)"
-        let path = xPath + "/\(tile.y).mvt"
+        let path = xPath + "/\(tile.y)" + tileEnding
         // The first tile of a column finds no folder: make it (another thread may be making it too) and retry.
         if try Self.writeFile(path, gzipData, missingFolderIsError: false) { return }
         for folder in [zPath, xPath] where mkdir(folder, 0o755) != 0 && errno != EEXIST {

@@ -134,6 +134,9 @@ public final class PMTilesStore: TileStore {
         header.addressedTiles = UInt64(s.tiles.count)
         header.tileEntries = UInt64(entries.count)
         header.tileContents = UInt64(order.count)
+        // PMTiles v3: tile type 1 MVT, 2 PNG; tile compression 2 gzip, 1 none (a PNG is compressed already).
+        header.tileType = metadata.tileFormat == .mvt ? 1 : 2
+        header.tileCompression = metadata.tileFormat.isGzip ? 2 : 1
         let zooms = s.tiles.isEmpty ? nil : (TileID(pmtilesID: s.tiles[0].id)?.z, TileID(pmtilesID: s.tiles[s.tiles.count - 1].id)?.z)
         header.minZoom = UInt8(clamping: zooms?.0 ?? metadata.minZoom)
         header.maxZoom = UInt8(clamping: zooms?.1 ?? metadata.maxZoom)
@@ -185,10 +188,11 @@ public final class PMTilesStore: TileStore {
         }
     }
 
-    /// The JSON metadata: tippecanoe's pairs (less `json`) with `vector_layers` as an array.
+    /// The JSON metadata: tippecanoe's pairs (less `json`) with `vector_layers` as an array (none for PNG tiles).
     static func metadataJSON(_ metadata: TilesetMetadata) -> [UInt8] {
         var object: [String: JSONDocument] = [:]
         for (key, value) in metadata.pairs where key != "json" { object[key] = .string(value) }
+        guard metadata.tileFormat == .mvt else { return JSONText.bytes(object, pretty: false) }
         object["vector_layers"] = .array(metadata.vectorLayers.map { layer in
             .object(["id": .string(layer.id), "description": .string(layer.description),
                      "minzoom": .number(Double(layer.minzoom)), "maxzoom": .number(Double(layer.maxzoom)),

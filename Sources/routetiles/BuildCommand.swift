@@ -6,7 +6,7 @@ import RouteTilesSeed
 struct BuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "build",
-        abstract: "Build a tile pyramid from route files or a route store: a folder ({z}/{x}/{y}.mvt and metadata.json), MBTiles or PMTiles.",
+        abstract: "Build a tile pyramid from route files or a route store: a folder ({z}/{x}/{y}.mvt, or .png with --tile-format png, and metadata.json), MBTiles or PMTiles.",
         discussion: """
             Inputs: GeoJSON (FeatureCollection, Feature, LineString, MultiLineString), GeoJSON text sequences and \
             NDJSON (streamed), CSV with a header (lat/latitude and lon/lng/longitude columns; an optional route, id or \
@@ -37,6 +37,16 @@ struct BuildCommand: AsyncParsableCommand {
     @OptionGroup
     var naming: TilesetNamingOptions
 
+    @Option(help: ArgumentHelp("What the tiles are: mvt (vector tiles) or png (images drawn with the look of style.json, for MapKit, Leaflet and other image clients).",
+                               discussion: "PNG tiles are the server's /tiles/{z}/{x}/{y}.png: files {z}/{x}/{y}.png in "
+                                   + "a folder, format png in MBTiles, tile type PNG in PMTiles. Tiles without routes "
+                                   + "are not written (a client gets 404 there; draw nothing).", valueName: "mvt|png"))
+    var tileFormat = "mvt"
+
+    @Option(help: ArgumentHelp("Pixel ratio of PNG tiles: 1 (256 px), 2 (512 px, files {y}@2x.png) or 3 (768 px, {y}@3x.png).",
+                               valueName: "1|2|3"))
+    var tileScale = 1
+
     @Option(help: "Worker threads. Default: one per core.")
     var threads: Int?
 
@@ -63,6 +73,14 @@ struct BuildCommand: AsyncParsableCommand {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if memoryMb < 32 { throw ValidationError("--memory-mb must be at least 32") }
         if let shard { _ = try shardNumber(shard) }
+        guard ["mvt", "png"].contains(tileFormat) else {
+            throw ValidationError("unknown --tile-format '\(tileFormat)'; known: mvt, png (--format names the input's format)")
+        }
+        guard TileFormat.pngScales.contains(tileScale) else { throw ValidationError("--tile-scale must be 1, 2 or 3") }
+        if tileScale != 1 && tileFormat != "png" { throw ValidationError("--tile-scale is for --tile-format png") }
+        if shard != nil && tileFormat == "png" {
+            throw ValidationError("--shard builds parts of a vector tileset for routetiles join; build PNG tiles in one part")
+        }
         if shard != nil && naming.baseUrl != nil {
             throw ValidationError("--base-url belongs on the joined tileset, not on one shard's part")
         }
@@ -130,9 +148,11 @@ struct BuildCommand: AsyncParsableCommand {
             + (part.map { "-shard-\($0.shard.index)-of-\($0.shard.plan.count)" } ?? "")
         let outputPath = output ?? defaultOutput
         let destination = URL(fileURLWithPath: outputPath)
+        let encoding: TileEncoding? = tileFormat == "png" ? .png(scale: tileScale) : nil
         let builder = PyramidBuilder(tiler: tiler, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount,
-                                     compressionLevel: Int32(tiling.compressionLevel), shard: part?.shard)
-        let statistics = try outputOptions.write(to: outputPath) { store -> (TilesetMetadata, BuildStatistics) in
+                                     compressionLevel: Int32(tiling.compressionLevel), encoding: encoding, shard: part?.shard)
+        let statistics = try outputOptions.write(to: outputPath, tileFormat: builder.encoding.format) {
+            store -> (TilesetMetadata, BuildStatistics) in
             defer { terminal.endProgress() }
             let statistics = try builder.build(into: store, progress: terminal.progressReporter(started: started))
             var metadata: TilesetMetadata
@@ -144,6 +164,7 @@ struct BuildCommand: AsyncParsableCommand {
                 metadata = TilesetMetadata(name: naming.name ?? outputOptions.format(for: outputPath).tilesetName(forPath: outputPath),
                                            tiler: tiler)
             }
+            metadata.tileFormat = builder.encoding.format
             try naming.writeTileJSON(metadata, into: store)
             return (metadata, statistics)
         }

@@ -28,13 +28,15 @@ struct OutputOptions: ParsableArguments {
         (outputFormat ?? store).flatMap { TileStoreFormat(rawValue: $0.lowercased()) } ?? TileStoreFormat(path: path)
     }
 
-    /// Writes a tileset at `path`: `body` puts the tiles and returns the metadata, then the tileset is committed.
+    /// Writes a tileset of `tileFormat` tiles at `path`: `body` puts the tiles and returns the metadata, then the
+    /// tileset is committed.
     /// On an error, or when the process is interrupted, what was written is discarded and any previous tileset at
     /// `path` stays as it was; the error is printed as the command's failure.
-    func write<Result>(to path: String, _ body: (any TileStore) throws -> (TilesetMetadata, Result)) throws -> Result {
+    func write<Result>(to path: String, tileFormat: TileFormat = .mvt,
+                       _ body: (any TileStore) throws -> (TilesetMetadata, Result)) throws -> Result {
         let store: any TileStore
         do {
-            store = try format(for: path).makeStore(path: path, force: force)
+            store = try format(for: path).makeStore(path: path, force: force, tileFormat: tileFormat)
         } catch {
             throw failure("error: \(error)")
         }

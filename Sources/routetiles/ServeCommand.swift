@@ -75,6 +75,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Memory for cached compressed window tiles (?from=…&to=…), in MB.")
     var windowCacheMb = ServerConfiguration().windowCacheBytes >> 20
 
+    @Option(help: "Memory for drawn raster tiles (/tiles/{z}/{x}/{y}.png, @2x, @3x), in MB.")
+    var rasterCacheMb = ServerConfiguration().rasterCacheBytes >> 20
+
     @Option(help: "Largest request body accepted by the write endpoints, in MB.")
     var maxBodyMb = ServerConfiguration().maxBodyBytes >> 20
 
@@ -155,6 +158,7 @@ struct ServeCommand: AsyncParsableCommand {
         if !(0...65535).contains(port) { throw ValidationError("--port must lie in 0...65535") }
         if cacheMb < 0 { throw ValidationError("--cache-mb must not be negative") }
         if windowCacheMb < 0 { throw ValidationError("--window-cache-mb must not be negative") }
+        if rasterCacheMb < 0 { throw ValidationError("--raster-cache-mb must not be negative") }
         if maxBodyMb < 1 { throw ValidationError("--max-body-mb must be at least 1") }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if queueLimit < 0 { throw ValidationError("--queue-limit must not be negative") }
@@ -220,6 +224,7 @@ struct ServeCommand: AsyncParsableCommand {
         c.corsOrigin = cors == "none" ? nil : cors
         c.cacheBytes = cacheMb << 20
         c.windowCacheBytes = windowCacheMb << 20
+        c.rasterCacheBytes = rasterCacheMb << 20
         c.maxBodyBytes = maxBodyMb << 20
         c.writeToken = writeToken
         c.expireLogPath = expireLog

@@ -66,6 +66,36 @@ import RouteTilesTestSupport
         #expect(await serve.stop() == 0)
     }
 
+    /// The viewer's raster switch: the vector layers give way to the server's PNG tiles of the same tiles, which ink
+    /// about as much of the view (the same lines, drawn by cairo instead of MapLibre), with no failed tile.
+    @Test(.enabled(if: ExternalTool.required(browserAvailable), "needs chromium, chromedriver, selenium, pillow, maplibre"))
+    func theViewerSwitchesToTheRasterTiles() async throws {
+        let assets = try #require(Self.mapLibreFolder)
+        let serve = try await ServeProcess.start(["Tiles/samples/paris-runs.geojson", "--assets", assets,
+                                                  "--maplibre-url", "/assets", "--basemap", "none"])
+        let folder = try TemporaryFolder()
+        let run = try await ExternalTool.runDetached("/usr/bin/env", [
+            "python3", Self.script + "viewer_raster_check.py", serve.base + "/", folder.path("vector.png"), folder.path("raster.png"),
+        ], timeout: 180)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try Self.report(run)
+        Self.keep(folder.path("vector.png"), as: "raster-switch-vector.png")
+        Self.keep(folder.path("raster.png"), as: "raster-switch-raster.png")
+        #expect(report["rasterVisible"] as? Bool == true && report["vectorHidden"] as? Bool == true, "\(report)")
+        #expect((report["vectorFeatures"] as? Int ?? 0) > 0 && report["renderedRouteFeatures"] as? Int == 0, "\(report)")
+        #expect((report["rasterTiles"] as? [String])?.first?.hasSuffix("/tiles/{z}/{x}/{y}.png") == true, "\(report)")
+        #expect((report["mapErrors"] as? [Any])?.isEmpty == true, "\(report)")
+        // The PNGs draw the routes where the vector layers did: ink within a factor of the vector view's.
+        let vectorInk = Double(report["vectorInk"] as? Int ?? 0), rasterInk = Double(report["rasterInk"] as? Int ?? 0)
+        #expect(vectorInk > 3000 && rasterInk > vectorInk * 0.5 && rasterInk < vectorInk * 2, "\(report)")
+        let (status, metrics) = try await serve.get("/metrics")
+        #expect(status == 200)
+        for line in String(decoding: metrics, as: UTF8.self).split(separator: "\n") where line.hasPrefix("routetiles_http_requests_total{") {
+            #expect(["200", "204", "304"].contains { line.contains("status=\"\($0)\"") }, "\(line)")
+        }
+        #expect(await serve.stop() == 0)
+    }
+
     /// A street grid over Paris and Zurich, as the basemap's data.
     static func streets() -> String {
         var features: [String] = []

@@ -7,13 +7,22 @@ import RouteTilesTestSupport
 
 /// Raster tiles through Varnish with the shipped VCL: each scale is cached beside the vector tile, as a variant of the
 /// same object, so the one purge the server sends for a changed tile (of its `.mvt` path) removes its PNGs too. After
-/// an append, the changed tiles' PNGs are fresh through Varnish within a second, and the others stay hits.
+/// an append, the changed tiles' PNGs are fresh through Varnish within a second, and the others stay hits. The
+/// OGC API's tiles are the XYZ tiles' objects, and follow them.
 @Suite(.enabled(if: ExternalTool.required(VarnishCache.installed), "varnishd is not installed (apt-get install varnish)"),
        .serialized, .timeLimit(.minutes(5)))
 struct RasterCacheTests {
-    static let endings = [".mvt", ".png", "@2x.png", "@3x.png"]
+    /// The XYZ tile's endings, and its OGC API twins (`ogc`: the collection's vector tile, `ogc-map`: the dataset's
+    /// map tile), which the VCL stores as the XYZ tile.
+    static let endings = [".mvt", ".png", "@2x.png", "@3x.png", "ogc", "ogc-map"]
 
-    static func path(_ tile: TileID, _ ending: String) -> String { "/tiles/\(tile.z)/\(tile.x)/\(tile.y)\(ending)" }
+    static func path(_ tile: TileID, _ ending: String) -> String {
+        switch ending {
+        case "ogc": return "/ogc/collections/routes/tiles/WebMercatorQuad/\(tile.z)/\(tile.y)/\(tile.x)"
+        case "ogc-map": return "/ogc/map/tiles/WebMercatorQuad/\(tile.z)/\(tile.y)/\(tile.x)"
+        default: return "/tiles/\(tile.z)/\(tile.x)/\(tile.y)\(ending)"
+        }
+    }
 
     @Test func aPurgeOfTheVectorTileRemovesItsPNGsAndUntouchedOnesStayHits() async throws {
         try await CacheFront.with(routes: CachePurgeTests.routes) { front in
@@ -26,7 +35,7 @@ struct RasterCacheTests {
                     let second = try await front.cache.get(Self.path(tile, ending))
                     #expect(CacheFront.isHit(second) && second.header("ETag") == first.header("ETag"),
                             "\(Self.path(tile, ending)) was not cached")
-                    if ending.hasSuffix(".png") {
+                    if ending.hasSuffix(".png") || ending == "ogc-map" {
                         #expect(second.header("Content-Type") == "image/png" && second.header("Vary") == nil,
                                 "\(second.header("Vary") ?? "")")
                     }
@@ -41,7 +50,7 @@ struct RasterCacheTests {
             let changed = try await CachePurgeTests.changedTiles(events)
             #expect(tiles.contains { changed.contains($0) }, "the append changed no tile of z12 and over")
             for tile in tiles {
-                for ending in Self.endings where ending.hasSuffix(".png") {
+                for ending in Self.endings where ending != ".mvt" {
                     let path = Self.path(tile, ending)
                     if changed.contains(tile) {
                         let current = try await front.origin.get(path).header("ETag")

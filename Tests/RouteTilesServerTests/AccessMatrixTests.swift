@@ -30,6 +30,10 @@ import Testing
         return [
             Operation(method: .GET, path: "/tiles/14/\(tile.x)/\(tile.y).mvt", body: nil, isRead: true),
             Operation(method: .GET, path: "/tiles/14/\(tile.x)/\(tile.y)@2x.png", body: nil, isRead: true),
+            Operation(method: .GET, path: "/ogc/collections/routes/tiles/WebMercatorQuad/14/\(tile.y)/\(tile.x)", body: nil, isRead: true),
+            Operation(method: .GET, path: "/ogc/map/tiles/WebMercatorQuad/14/\(tile.y)/\(tile.x)", body: nil, isRead: true),
+            Operation(method: .GET, path: "/ogc/collections", body: nil, isRead: true),
+            Operation(method: .GET, path: "/ogc/tiles/WebMercatorQuad", body: nil, isRead: true),
             Operation(method: .GET, path: "/tiles.json", body: nil, isRead: true),
             Operation(method: .GET, path: "/style.json", body: nil, isRead: true),
             Operation(method: .GET, path: "/routes", body: nil, isRead: true),
@@ -55,7 +59,7 @@ import Testing
             guard operation.isRead else { return [403] }
             if operation.path == "/metrics" { return [403] }
             if operation.path.hasPrefix("/routes/veh-18") { return [404] }
-            return operation.path.hasPrefix("/tiles/") ? [200, 204] : [200]
+            return operation.path.hasPrefix("/tiles/") || operation.path.contains("/WebMercatorQuad/") ? [200, 204] : [200]
         case .van:
             if operation.isRead { return [403] }
             return operation.path == "/routes/points" ? [422] : [403]
@@ -110,10 +114,10 @@ import Testing
                     #expect(wanted.contains(reply.status), "\(kind) \(operation.method) \(operation.path): \(reply.status) \(reply.text)")
                     guard kind != .full else { continue }
                     // Nothing of veh-18 in any answer to a credential that may not read it.
-                    if operation.path.hasSuffix(".png") {
+                    if operation.path.hasSuffix(".png") || operation.path.contains("/map/tiles/WebMercatorQuad/") {
                         // A PNG is drawn from the vector tile of the reader's groups, which the .mvt row decodes.
                         #expect(reply.status != 200 || reply.header("Content-Type") == "image/png")
-                    } else if operation.path.hasPrefix("/tiles/"), reply.status == 200 {
+                    } else if operation.path.hasPrefix("/tiles/") || operation.path.contains("/WebMercatorQuad/"), reply.status == 200 {
                         let ids = try VectorTileDecoder.decode(reply.body).layers.flatMap { $0.features.compactMap(\.id) }
                         #expect(!ids.contains(fid18), "\(kind): veh-18 in a tile")
                     } else {

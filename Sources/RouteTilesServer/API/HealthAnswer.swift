@@ -33,9 +33,11 @@ struct HealthAnswer: Encodable, Sendable {
     var coversPending: Int?
     var store: Store?
     var cache: Cache
+    /// The raster tiles drawn and kept (`RasterTileCache`).
+    var rasterCache: Cache
 
     enum CodingKeys: String, CodingKey {
         case status, routes, points, generation, store, cache
-        case coversPending = "covers_pending"
+        case coversPending = "covers_pending", rasterCache = "raster_cache"
     }
 }

@@ -9,10 +9,15 @@ function createLiveUpdates(viewer, mapView, list, playback) {
   const $ = (id) => document.getElementById(id);
   const { map } = mapView;
 
+  // The routes' vector source, and the raster one when the PNG tiles have been shown (map.js, showRaster).
   function reloadTiles(keys) {
-    const cache = map.style && map.style.sourceCaches && map.style.sourceCaches[viewer.source];
+    for (const name of [viewer.source, 'routetiles-raster']) if (map.getSource(name)) reloadSource(name, keys);
+  }
+
+  function reloadSource(name, keys) {
+    const cache = map.style && map.style.sourceCaches && map.style.sourceCaches[name];
     if (!cache || typeof cache._reloadTile !== 'function' || !cache._tiles) {
-      const source = map.getSource(viewer.source);
+      const source = map.getSource(name);
       if (source && source.setTiles && source.tiles) source.setTiles(source.tiles.slice());
       return;
     }

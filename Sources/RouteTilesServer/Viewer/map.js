@@ -34,7 +34,7 @@ function createMapView(config, viewer, tilejson) {
   function transformRequest(url, resourceType) {
     const headers = viewer.credential.headersFor(url);
     if (resourceType !== 'Tile' || !tilePrefix || !url.startsWith(tilePrefix)) return { url, headers };
-    const m = /(\d+)\/(\d+)\/(\d+)\.[a-z]+(?:\?|$)/.exec(url.slice(tilePrefix.length));
+    const m = /(\d+)\/(\d+)\/(\d+)(?:@[23]x)?\.[a-z]+(?:\?|$)/.exec(url.slice(tilePrefix.length));
     if (!m) return { url, headers };
     const version = viewer.tileVersion.get(`${m[1]}/${m[2]}/${m[3]}`) || viewer.allVersion;
     return { url: version ? url + (url.includes('?') ? '&' : '?') + 'v=' + version : url, headers };
@@ -64,7 +64,7 @@ function createMapView(config, viewer, tilejson) {
   function placeRouteLayers() {
     const before = $('over-labels').checked ? undefined : labelLayer();
     for (const id of viewer.routeLayers) if (map.getLayer(id)) map.moveLayer(id, before);
-    for (const id of ['routetiles-selected-casing', 'routetiles-selected-line', 'routetiles-travelled']) {
+    for (const id of ['routetiles-raster', 'routetiles-selected-casing', 'routetiles-selected-line', 'routetiles-travelled']) {
       if (map.getLayer(id)) map.moveLayer(id, before);
     }
   }
@@ -118,6 +118,26 @@ function createMapView(config, viewer, tilejson) {
     map.on('error', (e) => { if (!map.isStyleLoaded() && !settled) { clearTimeout(timer); fallBack(String((e.error && e.error.message) || 'error')); } });
   });
   $('over-labels').addEventListener('change', placeRouteLayers);
+
+  // Raster tiles instead of the vector layers: the server's PNGs of the same tiles (`/tiles/{z}/{x}/{y}.png`, at
+  // @2x on screens of that density), which is what MapKit or Leaflet would show, drawn in the vector layers' place.
+  function showRaster(on) {
+    for (const id of viewer.routeLayers) {
+      if (map.getLayer(id)) map.setLayoutProperty(id, 'visibility', on ? 'none' : 'visible');
+    }
+    if (on && !map.getSource('routetiles-raster')) {
+      const ending = window.devicePixelRatio >= 2 ? '@2x.png' : '.png';
+      map.addSource('routetiles-raster', {
+        type: 'raster', tileSize: 256, minzoom: tilejson.minzoom, maxzoom: tilejson.maxzoom,
+        tiles: [tileTemplate.replace(/\.mvt(\?|$)/, ending + '$1')],
+      });
+      map.addLayer({ id: 'routetiles-raster', type: 'raster', source: 'routetiles-raster',
+        paint: { 'raster-fade-duration': 0 } }, $('over-labels').checked ? undefined : labelLayer());
+    }
+    if (map.getLayer('routetiles-raster')) map.setLayoutProperty('routetiles-raster', 'visibility', on ? 'visible' : 'none');
+    viewer.raster = on;
+  }
+  $('draw-raster').addEventListener('change', () => showRaster($('draw-raster').checked));
   if (!config.basemap) $('over-labels').parentElement.hidden = true;
 
   // The heading marker of live routes' current positions: style.json names the image, and having no sprite, the
@@ -159,5 +179,5 @@ function createMapView(config, viewer, tilejson) {
     placeRouteLayers();
   }
 
-  return { map, styleReady, placeRouteLayers, showSelected };
+  return { map, styleReady, placeRouteLayers, showSelected, showRaster };
 }

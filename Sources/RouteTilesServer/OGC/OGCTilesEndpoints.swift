@@ -1,0 +1,261 @@
+import Hummingbird
+import RouteTiles
+import RouteTilesAccess
+
+/// OGC API – Tiles under `/ogc`, for clients that find tiles through the standard rather than an XYZ template
+/// (GDAL's OGCAPI driver, QGIS): the landing page, `/ogc/conformance`, one collection `routes` with its extent,
+/// the tile matrix set `WebMercatorQuad`, the vector tilesets (the collection's and the dataset's, the same tiles)
+/// and the map tilesets of the raster tiles.
+///
+/// Documents are JSON; their links are absolute, under `--public-url` when it is set. A tile here is the XYZ tile of
+/// the same place (`{tileMatrix}/{tileRow}/{tileCol}` is `{z}/{y}/{x}`), answered by `TileEndpoints` with the same
+/// tags, caching, groups and live changes; where reads are private, the tile templates carry the reader's signed
+/// query as `tiles.json` does.
+struct OGCTilesEndpoints: Sendable {
+    let metadata: MetadataEndpoints
+    let tiles: TileEndpoints
+    /// The position layer of live routes (points), nil when there is none.
+    let positionLayer: String?
+
+    static let root = "/ogc"
+    static let collection = "routes"
+    static let vectorMediaType = TileAnswer<ByteBuffer>.contentType
+    static let mapMediaType = RasterTileResponder<ByteBuffer>.contentType
+    static let crs84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+
+    /// The two kinds of tileset: vector tiles (`…/tiles`) and the raster tiles drawn from them (`…/map/tiles`).
+    enum Kind: CaseIterable {
+        case vector, map
+
+        var dataType: String { self == .vector ? "vector" : "map" }
+        var pathPart: String { self == .vector ? "/tiles" : "/map/tiles" }
+        var mediaType: String { self == .vector ? OGCTilesEndpoints.vectorMediaType : OGCTilesEndpoints.mapMediaType }
+        var relation: String { self == .vector ? OGCRelation.tilesetsVector : OGCRelation.tilesetsMap }
+        var ending: String { self == .vector ? ".mvt" : ".png" }
+        var idPart: String { self == .vector ? "" : "Map" }
+    }
+
+    var operations: [APIOperation] {
+        let root = Self.root
+        var operations = APIOperation.page(root, "getOGCLandingPage") { request, context in
+            landingPage(base: base(request, context))
+        }
+        operations += APIOperation.page(root + "/conformance", "getOGCConformance") { _, _ in
+            HTTPAnswers.json(OGCConformanceDocument(conformsTo: OGCConformance.classes))
+        }
+        operations += APIOperation.page(root + "/tileMatrixSets", "getOGCTileMatrixSets") { request, context in
+            tileMatrixSets(base: base(request, context))
+        }
+        operations += APIOperation.page(root + "/tileMatrixSets/WebMercatorQuad", "getOGCTileMatrixSet") { request, context in
+            let base = base(request, context)
+            let link = OGCLink(base + root + "/tileMatrixSets/WebMercatorQuad", rel: "self", title: "this definition")
+            return json(WebMercatorQuad.definition(links: [link]))
+        }
+        operations += APIOperation.page(root + "/collections", "getOGCCollections") { request, context in
+            collections(base: base(request, context), grant: context.grant)
+        }
+        operations += APIOperation.page(root + "/collections/" + Self.collection, "getOGCCollection") { request, context in
+            collection(base: base(request, context), grant: context.grant)
+        }
+        for kind in Kind.allCases {
+            for (prefix, scope) in [(root + "/collections/" + Self.collection, "Collection"), (root, "Dataset")] {
+                let list = prefix + kind.pathPart
+                operations += APIOperation.page(list, "getOGC\(scope)\(kind.idPart)Tilesets") { request, context in
+                    tilesetList(kind, path: list, base: base(request, context), grant: context.grant)
+                }
+                operations += APIOperation.page(list + "/WebMercatorQuad", "getOGC\(scope)\(kind.idPart)Tileset") {
+                    request, context in
+                    tileset(kind, path: list + "/WebMercatorQuad", base: base(request, context), grant: context.grant)
+                }
+                let tile = PathPattern(list + "/WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}")
+                operations.append(APIOperation(.get, tile, "getOGC\(scope)\(kind.idPart)Tile") { request, context in
+                    await self.tile(kind, request, context)
+                })
+                operations.append(APIOperation(.head, tile, "headOGC\(scope)\(kind.idPart)Tile") { request, context in
+                    await self.tile(kind, request, context)
+                })
+            }
+        }
+        return operations
+    }
+
+    /// Whether `path` names a tile of the OGC API (`/ogc/…/WebMercatorQuad/{m}/{r}/{c}`), which a signed tile URL
+    /// may read as it reads `/tiles/…`.
+    static func isTilePath(_ path: String) -> Bool {
+        guard path.hasPrefix(root + "/"), let marker = path.range(of: "/WebMercatorQuad/") else { return false }
+        return path[marker.upperBound...].split(separator: "/", omittingEmptySubsequences: false).count == 3
+    }
+
+    func base(_ request: Request, _ context: APIContext) -> String {
+        metadata.baseURL(request, mountPath: context.mountPath)
+    }
+
+    func json<Document: Encodable>(_ document: Document) -> Response {
+        var response = HTTPAnswers.json(document)
+        response.headers[.cacheControl] = MetadataEndpoints.metadataCacheControl(metadata.access)
+        return response
+    }
+
+    /// `answer` of the tileset's metadata as the reader's groups see it, or the 403 of a reader whose groups cannot
+    /// be cut.
+    func withTileset(_ grant: AccessGrant, _ answer: (TilesetMetadata) -> Response) -> Response {
+        guard let tileset = metadata.backend.metadata(name: metadata.name, groups: grant.read) else {
+            return HTTPAnswers.error(.forbidden, GroupsUnavailable().description)
+        }
+        return answer(tileset)
+    }
+
+    func landingPage(base: String) -> Response {
+        let root = base + Self.root
+        return json(OGCLandingPage(
+            title: metadata.name,
+            description: "Route tiles of \(metadata.name): Mapbox Vector Tiles and PNG map tiles in WebMercatorQuad.",
+            links: [
+                OGCLink(root, rel: "self", title: "this document"),
+                OGCLink(base + "/openapi.json", rel: "service-desc", type: "application/vnd.oai.openapi+json;version=3.0",
+                        title: "the API's OpenAPI 3 document"),
+                OGCLink(base + "/", rel: "service-doc", type: "text/html", title: "the map viewer"),
+                OGCLink(root + "/conformance", rel: "conformance", title: "conformance classes"),
+                OGCLink(root + "/conformance", rel: OGCRelation.conformance, title: "conformance classes"),
+                // GDAL's OGCAPI driver follows the plain `data`; the standard also names the URI form.
+                OGCLink(root + "/collections", rel: "data", title: "the collections"),
+                OGCLink(root + "/collections", rel: OGCRelation.data, title: "the collections"),
+                OGCLink(root + "/tiles", rel: OGCRelation.tilesetsVector, title: "vector tilesets"),
+                OGCLink(root + "/map/tiles", rel: OGCRelation.tilesetsMap, title: "map tilesets"),
+                OGCLink(root + "/tileMatrixSets", rel: OGCRelation.tilingSchemes, title: "tile matrix sets"),
+            ]))
+    }
+
+    func tileMatrixSets(base: String) -> Response {
+        struct List: Encodable {
+            var tileMatrixSets: [Entry]
+            var links: [OGCLink]
+        }
+        struct Entry: Encodable {
+            var id: String
+            var title: String
+            var uri: String
+            var links: [OGCLink]
+        }
+        let root = base + Self.root
+        return json(List(
+            tileMatrixSets: [Entry(id: WebMercatorQuad.id, title: "Google Maps Compatible for the World", uri: WebMercatorQuad.uri,
+                                   links: [OGCLink(root + "/tileMatrixSets/WebMercatorQuad", rel: "self",
+                                                   title: "the WebMercatorQuad definition")])],
+            links: [OGCLink(root + "/tileMatrixSets", rel: "self", title: "this document")]))
+    }
+
+    func collectionDocument(_ tileset: TilesetMetadata, base: String) -> OGCCollection {
+        let path = base + Self.root + "/collections/" + Self.collection
+        let bounds = tileset.bounds.count == 4 ? tileset.bounds : [-180, -85.0511287798, 180, 85.0511287798]
+        return OGCCollection(
+            id: Self.collection, title: tileset.name,
+            description: "The routes: lines with their properties" + (positionLayer.map { ", and the position of live routes (layer \($0))" } ?? ""),
+            dataType: "vector", vectorType: "Lines",
+            extent: .init(spatial: .init(bbox: [bounds], crs: Self.crs84)),
+            crs: [Self.crs84, WebMercatorQuad.crs],
+            links: [
+                OGCLink(path, rel: "self", title: "this collection"),
+                OGCLink(path + "/tiles", rel: OGCRelation.tilesetsVector, title: "vector tilesets"),
+                OGCLink(path + "/map/tiles", rel: OGCRelation.tilesetsMap, title: "map tilesets"),
+            ])
+    }
+
+    func collections(base: String, grant: AccessGrant) -> Response {
+        withTileset(grant) { tileset in
+            json(OGCCollections(
+                links: [OGCLink(base + Self.root + "/collections", rel: "self", title: "this document")],
+                collections: [collectionDocument(tileset, base: base)]))
+        }
+    }
+
+    func collection(base: String, grant: AccessGrant) -> Response {
+        withTileset(grant) { json(collectionDocument($0, base: base)) }
+    }
+
+    func tilesetList(_ kind: Kind, path: String, base: String, grant: AccessGrant) -> Response {
+        withTileset(grant) { tileset in
+            let summary = OGCTilesetList.Summary(
+                title: tileset.name + (kind == .map ? " (map tiles)" : ""), dataType: kind.dataType, crs: WebMercatorQuad.crs,
+                tileMatrixSetURI: WebMercatorQuad.uri,
+                links: [
+                    OGCLink(base + path + "/WebMercatorQuad", rel: "self", title: "the tileset in WebMercatorQuad"),
+                    OGCLink(base + Self.root + "/tileMatrixSets/WebMercatorQuad", rel: OGCRelation.tilingScheme,
+                            title: "WebMercatorQuad"),
+                ])
+            return json(OGCTilesetList(links: [OGCLink(base + path, rel: "self", title: "this document")], tilesets: [summary]))
+        }
+    }
+
+    func tileset(_ kind: Kind, path: String, base: String, grant: AccessGrant) -> Response {
+        withTileset(grant) { tileset(kind, tileset: $0, path: path, base: base, grant: grant) }
+    }
+
+    func tileset(_ kind: Kind, tileset: TilesetMetadata, path: String, base: String, grant: AccessGrant) -> Response {
+        let bounds = tileset.bounds.count == 4 ? tileset.bounds : [-180, -85.0511287798, 180, 85.0511287798]
+        let zooms = tileset.minZoom...max(tileset.minZoom, tileset.maxZoom)
+        let query = metadata.access.signedTileQuery(for: grant).map { "?" + $0 } ?? ""
+        let template = base + path + "/{tileMatrix}/{tileRow}/{tileCol}" + query
+        let center = tileset.center.count == 3 ? tileset.center : [0, 0, Double(tileset.minZoom)]
+        var layers: [OGCTileset.Layer]?
+        if kind == .vector {
+            layers = tileset.layers.map { layer in
+                let isPoint = layer.id == positionLayer || RouteLook.standard.pointLayers.contains(layer.id)
+                return OGCTileset.Layer(
+                    id: layer.id, title: layer.id, description: layer.description.isEmpty ? nil : layer.description,
+                    dataType: "vector", geometryDimension: isPoint ? 0 : 1,
+                    minTileMatrix: String(zooms.lowerBound), maxTileMatrix: String(zooms.upperBound),
+                    propertiesSchema: .init(properties: layer.fields.mapValues { .init(type: Self.schemaType(of: $0)) }))
+            }
+        }
+        return json(OGCTileset(
+            title: tileset.name + (kind == .map ? " (map tiles)" : ""),
+            description: kind == .vector ? "Mapbox Vector Tiles of the routes"
+                : "The routes drawn as PNG with the look of style.json (256 px; 512 and 768 px at /tiles/{z}/{x}/{y}@2x.png and @3x.png)",
+            dataType: kind.dataType, crs: WebMercatorQuad.crs, tileMatrixSetURI: WebMercatorQuad.uri,
+            mediaTypes: [kind.mediaType],
+            tileMatrixSetLimits: WebMercatorQuad.limits(bounds: bounds, zooms: zooms),
+            boundingBox: .init(lowerLeft: [bounds[0], bounds[1]], upperRight: [bounds[2], bounds[3]], crs: Self.crs84),
+            centerPoint: .init(coordinates: [center[0], center[1]], crs: Self.crs84,
+                               tileMatrix: String(min(zooms.upperBound, max(zooms.lowerBound, Int(center[2]))))),
+            layers: layers,
+            links: [
+                OGCLink(base + path, rel: "self", title: "this tileset"),
+                OGCLink(base + Self.root + "/tileMatrixSets/WebMercatorQuad", rel: OGCRelation.tilingScheme,
+                        title: "WebMercatorQuad"),
+                OGCLink(template, rel: "item", type: kind.mediaType, title: "a tile", templated: true),
+            ]))
+    }
+
+    /// A field type of `vector_layers` (`String`, `Number`, `Boolean`, `Mixed`) as a JSON schema type.
+    static func schemaType(of field: String) -> String? {
+        switch field.lowercased() {
+        case "string": return "string"
+        case "number": return "number"
+        case "boolean": return "boolean"
+        default: return nil
+        }
+    }
+
+    /// A tile: `{tileMatrix}/{tileRow}/{tileCol}` checked (whole numbers: else 400; inside the matrix: else 404)
+    /// and answered as the XYZ tile `{z}/{x}/{y}` of the same kind.
+    func tile(_ kind: Kind, _ request: Request, _ context: APIContext) async -> Response {
+        let names = ["tileMatrix", "tileRow", "tileCol"]
+        var numbers: [Int] = []
+        for name in names {
+            let text = context.parameters[name] ?? ""
+            guard !text.isEmpty, text.count <= 9, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text) else {
+                return HTTPAnswers.error(.badRequest, "\(name) '\(text)' is not a whole number")
+            }
+            numbers.append(n)
+        }
+        let (z, row, col) = (numbers[0], numbers[1], numbers[2])
+        guard z <= WebMercatorQuad.deepestMatrix else {
+            return HTTPAnswers.error(.notFound, "tile matrix \(z) is not one of WebMercatorQuad's (0–\(WebMercatorQuad.deepestMatrix))")
+        }
+        guard row < 1 << z, col < 1 << z else {
+            return HTTPAnswers.error(.notFound, "tile row \(row), column \(col) lie outside tile matrix \(z) (0–\((1 << z) - 1))")
+        }
+        return await tiles.tile(request, path: "\(z)/\(col)/\(row)\(kind.ending)"[...], grant: context.grant)
+    }
+}

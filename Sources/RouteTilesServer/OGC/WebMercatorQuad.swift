@@ -1,0 +1,98 @@
+import RouteTiles
+
+/// The one tile matrix set RouteTiles' tiles follow, OGC's `WebMercatorQuad` (OGC Two Dimensional Tile Matrix Set
+/// and Tile Set Metadata 2.0, annex D): EPSG:3857, 256-pixel tiles, zoom z a matrix of 2^z × 2^z tiles whose rows
+/// count from the north, so that a tile's `{tileMatrix}/{tileRow}/{tileCol}` is its `{z}/{y}/{x}`.
+enum WebMercatorQuad {
+    static let id = "WebMercatorQuad"
+    static let uri = "http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad"
+    static let crs = "http://www.opengis.net/def/crs/EPSG/0/3857"
+    /// Half the side of the projected world in metres (π · 6,378,137).
+    static let halfWorld = 20_037_508.342_789_244
+    /// The deepest matrix the definition lists, as OGC's registered definition does.
+    static let deepestMatrix = 24
+
+    /// The standard pixel size of OGC's scale denominators, in metres.
+    static let pixelSize = 0.000_28
+
+    /// The definition, as `/ogc/tileMatrixSets/WebMercatorQuad` gives it.
+    static func definition(links: [OGCLink]) -> TileMatrixSetDocument {
+        TileMatrixSetDocument(
+            id: id, identifier: id, supportedCRS: crs,
+            boundingBox: LegacyBoundingBox(crs: crs, lowerCorner: [-halfWorld, -halfWorld], upperCorner: [halfWorld, halfWorld]),
+            title: "Google Maps Compatible for the World", uri: uri, crs: crs, orderedAxes: ["X", "Y"],
+            wellKnownScaleSet: "http://www.opengis.net/def/wkss/OGC/1.0/GoogleMapsCompatible",
+            tileMatrices: (0...deepestMatrix).map { z in
+                let cellSize = 2 * halfWorld / Double(256 << z)
+                return TileMatrix(id: String(z), identifier: String(z), scaleDenominator: cellSize / pixelSize,
+                                  cellSize: cellSize, cornerOfOrigin: "topLeft", pointOfOrigin: [-halfWorld, halfWorld],
+                                  topLeftCorner: [-halfWorld, halfWorld],
+                                  tileWidth: 256, tileHeight: 256, matrixWidth: 1 << z, matrixHeight: 1 << z)
+            },
+            links: links)
+    }
+
+    /// The rows and columns of each zoom of `zooms` that meet `bounds` (west, south, east, north in degrees; a
+    /// box across the antimeridian takes every column).
+    static func limits(bounds: [Double], zooms: ClosedRange<Int>) -> [TileMatrixLimits] {
+        zooms.map { z in
+            var box = bounds.count == 4 ? BoundingBox(west: bounds[0], south: bounds[1], east: bounds[2], north: bounds[3])
+                : WebMercator.worldBounds
+            if !(box.west <= box.east) { box = BoundingBox(west: -180, south: box.south, east: 180, north: box.north) }
+            if !(box.south <= box.north) { box = WebMercator.worldBounds }
+            let range = box.tileRange(zoom: z)
+            return TileMatrixLimits(tileMatrix: String(z), minTileRow: range.y.lowerBound, maxTileRow: range.y.upperBound,
+                                    minTileCol: range.x.lowerBound, maxTileCol: range.x.upperBound)
+        }
+    }
+}
+
+/// A tile matrix set's JSON encoding (OGC 17-083r4, `tileMatrixSet.json`), with the members of the 1.0 encoding
+/// beside the 2.0 ones (`type`, `identifier`, `supportedCRS`, `boundingBox`; each matrix's `identifier` and
+/// `topLeftCorner`), which GDAL before 3.8 (Debian 12's 3.6) reads instead.
+struct TileMatrixSetDocument: Encodable {
+    var type = "TileMatrixSetType"
+    var id: String
+    var identifier: String
+    var supportedCRS: String
+    var boundingBox: LegacyBoundingBox
+    var title: String
+    var uri: String
+    var crs: String
+    var orderedAxes: [String]
+    var wellKnownScaleSet: String
+    var tileMatrices: [TileMatrix]
+    var links: [OGCLink]
+}
+
+/// The 1.0 encoding's bounding box of a tile matrix set.
+struct LegacyBoundingBox: Encodable {
+    var type = "BoundingBoxType"
+    var crs: String
+    var lowerCorner: [Double]
+    var upperCorner: [Double]
+}
+
+/// One zoom of a tile matrix set.
+struct TileMatrix: Encodable {
+    var id: String
+    var identifier: String
+    var scaleDenominator: Double
+    var cellSize: Double
+    var cornerOfOrigin: String
+    var pointOfOrigin: [Double]
+    var topLeftCorner: [Double]
+    var tileWidth: Int
+    var tileHeight: Int
+    var matrixWidth: Int
+    var matrixHeight: Int
+}
+
+/// The rows and columns of one zoom that a tileset has tiles in (`tileMatrixSetLimits`).
+struct TileMatrixLimits: Encodable {
+    var tileMatrix: String
+    var minTileRow: Int
+    var maxTileRow: Int
+    var minTileCol: Int
+    var maxTileCol: Int
+}
