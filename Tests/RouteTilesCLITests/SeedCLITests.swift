@@ -68,6 +68,24 @@ import RouteTilesTestSupport
         #expect(dryRunCounts(box.text).total == (try BoundingBox(parsing: "2.2,48.8,2.4,48.9")).tileCount(zoom: 10))
     }
 
+    /// `seed --url …@2x.png` pre-warms a server's raster tiles: every tile of the cover drawn once and kept, as
+    /// `/health`'s raster_cache counts, and answered from there afterwards (304 to the tag the seed saw).
+    @Test func seedWarmsTheRasterTilesOfAServer() async throws {
+        let input = sample("paris-runs.geojson")
+        let serve = try await ServeProcess.start([input])
+        let dry = try await routetiles(["seed", input, "--dry-run"])
+        let total = try #require(dryRunCounts(dry.text).total)
+        let seeded = try await routetiles(["seed", input, "--url", serve.base + "/tiles/{z}/{x}/{y}@2x.png"])
+        // The report goes to standard error.
+        #expect(seeded.status == 0 && seeded.stderr.contains("\(total) tiles warmed, 0 failed"), "\(seeded.stderr)")
+        #expect(seeded.stderr.contains("HTTP 200: \(total)"), "\(seeded.stderr)")
+        let (status, body) = try await serve.get("/health")
+        let health = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+        let raster = health?["raster_cache"] as? [String: Int]
+        #expect(status == 200 && raster?["tiles"] == total, "\(String(describing: health))")
+        #expect(await serve.stop() == 0)
+    }
+
     @Test func seedOutputWritesTheTilesBuildWrites() async throws {
         let tmp = try TemporaryFolder()
         let input = sample("berlin-transit.geojson")

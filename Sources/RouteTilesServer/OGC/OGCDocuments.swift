@@ -26,6 +26,7 @@ enum OGCRelation {
     static let tilesetsMap = "http://www.opengis.net/def/rel/ogc/1.0/tilesets-map"
     static let tilingSchemes = "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes"
     static let tilingScheme = "http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme"
+    static let geodata = "http://www.opengis.net/def/rel/ogc/1.0/geodata"
 }
 
 /// The conformance classes RouteTiles' OGC API implements.
@@ -75,7 +76,9 @@ struct OGCCollection: Encodable {
     var title: String
     var description: String
     var dataType: String
-    /// What GDAL's OGCAPI driver reads for the geometry type of the collection's features: the routes are lines.
+    /// The dimension of the collection's features (OGC API – Common): the routes are lines, 1.
+    var geometryDimension: Int
+    /// What GDAL's OGCAPI driver reads for the geometry type of the collection's features: `Lines`.
     var vectorType: String
     var extent: Extent
     var crs: [String]

@@ -151,7 +151,7 @@ struct OGCTilesEndpoints: Sendable {
         return OGCCollection(
             id: Self.collection, title: tileset.name,
             description: "The routes: lines with their properties" + (positionLayer.map { ", and the position of live routes (layer \($0))" } ?? ""),
-            dataType: "vector", vectorType: "Lines",
+            dataType: "vector", geometryDimension: 1, vectorType: "Lines",
             extent: .init(spatial: .init(bbox: [bounds], crs: Self.crs84)),
             crs: [Self.crs84, WebMercatorQuad.crs],
             links: [
@@ -221,6 +221,8 @@ struct OGCTilesEndpoints: Sendable {
             layers: layers,
             links: [
                 OGCLink(base + path, rel: "self", title: "this tileset"),
+                OGCLink(base + Self.root + "/collections/" + Self.collection, rel: OGCRelation.geodata,
+                        title: "the collection whose features the tiles hold"),
                 OGCLink(base + Self.root + "/tileMatrixSets/WebMercatorQuad", rel: OGCRelation.tilingScheme,
                         title: "WebMercatorQuad"),
                 OGCLink(template, rel: "item", type: kind.mediaType, title: "a tile", templated: true),

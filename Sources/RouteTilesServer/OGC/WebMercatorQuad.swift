@@ -19,7 +19,8 @@ enum WebMercatorQuad {
     static func definition(links: [OGCLink]) -> TileMatrixSetDocument {
         TileMatrixSetDocument(
             id: id, identifier: id, supportedCRS: crs,
-            boundingBox: LegacyBoundingBox(crs: crs, lowerCorner: [-halfWorld, -halfWorld], upperCorner: [halfWorld, halfWorld]),
+            boundingBox: LegacyBoundingBox(crs: crs, lowerCorner: [-halfWorld, -halfWorld], upperCorner: [halfWorld, halfWorld],
+                                           lowerLeft: [-halfWorld, -halfWorld], upperRight: [halfWorld, halfWorld]),
             title: "Google Maps Compatible for the World", uri: uri, crs: crs, orderedAxes: ["X", "Y"],
             wellKnownScaleSet: "http://www.opengis.net/def/wkss/OGC/1.0/GoogleMapsCompatible",
             tileMatrices: (0...deepestMatrix).map { z in
@@ -65,12 +66,15 @@ struct TileMatrixSetDocument: Encodable {
     var links: [OGCLink]
 }
 
-/// The 1.0 encoding's bounding box of a tile matrix set.
+/// A tile matrix set's bounding box in both encodings: 1.0's `lowerCorner` and `upperCorner` (with its `type`),
+/// 2.0's `lowerLeft` and `upperRight`.
 struct LegacyBoundingBox: Encodable {
     var type = "BoundingBoxType"
     var crs: String
     var lowerCorner: [Double]
     var upperCorner: [Double]
+    var lowerLeft: [Double]
+    var upperRight: [Double]
 }
 
 /// One zoom of a tile matrix set.
