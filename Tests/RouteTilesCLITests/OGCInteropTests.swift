@@ -80,4 +80,42 @@ import Testing
         #expect(copied.text.contains("Feature Count: \(read)"), "\(copied.text) \(copied.stderr)")
         #expect(await serve.stop() == 0)
     }
+
+    /// A private server (`--read token`): GDAL given the credential once, as its bearer token (`GDAL_HTTP_AUTH=BEARER`,
+    /// `GDAL_HTTP_BEARER`), reads the collection's features; the tile template it follows is signed for the reader.
+    /// Without the credential, it cannot open the collection. (GDAL sends neither `GDAL_HTTP_HEADERS` nor a query
+    /// given on the URL with the requests of this driver, seen with 3.12.4.)
+    @Test(.enabled(if: ExternalTool.required(ExternalTool.pythonHas("pyogrio"))))
+    func gdal312ReadsAPrivateServerGivenItsBearerToken() async throws {
+        let tmp = try TemporaryFolder()
+        let secret = tmp.path("secret")
+        try Data(TestTokens.secret).write(to: URL(fileURLWithPath: secret))
+        let serve = try await ServeProcess.start([Self.sample, "--maxzoom", "14", "--read", "token", "--jwt-secret-file", secret])
+        let token = try await TestTokens.hs256(read: ["*"])
+        let r = try await ExternalTool.pythonDetached("""
+            import json, math, os, urllib.request
+            import pyogrio
+            from pyogrio import raw
+            base, token = "\(serve.base)", "\(token)"
+            request = urllib.request.Request(base + "/tiles.json", headers={"Authorization": "Bearer " + token})
+            west, south, east, north = json.loads(urllib.request.urlopen(request, timeout=30).read())["bounds"]
+            R = 6378137.0
+            area = dict(MINX=str(math.radians(west) * R), MINY=str(R * math.log(math.tan(math.pi / 4 + math.radians(south) / 2))),
+                        MAXX=str(math.radians(east) * R), MAXY=str(R * math.log(math.tan(math.pi / 4 + math.radians(north) / 2))))
+            url = "OGCAPI:" + base + "/ogc/collections/routes"
+            try:
+                pyogrio.list_layers(url)
+                refused = False
+            except Exception:
+                refused = True
+            pyogrio.set_gdal_config_options({"GDAL_HTTP_AUTH": "BEARER", "GDAL_HTTP_BEARER": token})
+            meta, fids, geometry, fields = raw.read(url, layer="Zoom level 12", return_fids=True, **area)
+            print(json.dumps(dict(refused=refused, read=len(geometry))))
+            """)
+        #expect(r.status == 0, "\(r.stderr)")
+        let line = r.text.split(separator: "\n").last.map(String.init) ?? ""
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(r.text)")
+        #expect(report["refused"] as? Bool == true && (report["read"] as? Int ?? 0) > 0, "\(report)")
+        #expect(await serve.stop() == 0)
+    }
 }
