@@ -55,7 +55,7 @@ let package = Package(
         // The pyramid, built top-down into a tile sink; a tileset's metadata; sharded builds.
         .target(name: "RouteTilesBuild", dependencies: ["RouteTilesModel", "RouteTilesGeo", "RouteTilesTiling"]),
         // Draw: raster tiles of the cut lines, with the look that style.json is made from (cairo).
-        .target(name: "RouteTilesRaster", dependencies: ["RouteTilesModel", "RouteTilesInput", "RouteTilesTiling", "RouteTilesBuild", "CCairo"]),
+        .target(name: "RouteTilesRaster", dependencies: ["RouteTilesModel", "RouteTilesInput", "RouteTilesTiling", "RouteTilesBuild", "CCairo", "CZlib"]),
         // The one wrapper over the system SQLite, shared by MBTiles and the SQLite route store.
         .target(name: "RouteTilesSQLite", dependencies: ["RouteTilesModel", "CSQLite"]),
         // Tile stores and sources: folder, MBTiles, PMTiles; joining tilesets.

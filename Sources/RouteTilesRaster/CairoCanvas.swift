@@ -112,8 +112,15 @@ final class CairoCanvas {
         return RasterPixels(size: size, rgba: rgba)
     }
 
-    /// The surface as PNG bytes, written by cairo (through libpng and the system zlib).
+    /// The surface as PNG bytes (`PNGWriter`, through the system zlib).
     func png() throws(RasterError) -> [UInt8] {
+        cairo_surface_flush(surface)
+        guard let data = cairo_image_surface_get_data(surface) else { throw RasterError("cairo gave no pixels") }
+        return try PNGWriter.png(argb: UnsafeRawPointer(data), stride: Int(cairo_image_surface_get_stride(surface)), size: size)
+    }
+
+    /// The surface as PNG bytes written by cairo itself (through libpng), which `png()` replaced: for comparisons.
+    func cairoPNG() throws(RasterError) -> [UInt8] {
         cairo_surface_flush(surface)
         final class Sink { var bytes: [UInt8] = [] }
         let sink = Sink()

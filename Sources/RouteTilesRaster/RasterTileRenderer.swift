@@ -31,6 +31,14 @@ public struct RasterTileRenderer: Sendable {
         return try canvas.png()
     }
 
+    /// The PNG cairo's own writer (libpng) makes of the same drawing as `png(of:zoom:scale:)`: for the tests that
+    /// check the two decode to the same pixels, and for the benchmarks.
+    package func cairoPNG(of tile: DecodedTile, zoom: Int, scale: Int) throws(RasterError) -> [UInt8] {
+        let canvas = try CairoCanvas(size: 256 * max(1, min(scale, Self.scales.upperBound)))
+        draw(tile, zoom: zoom, on: canvas)
+        return try canvas.cairoPNG()
+    }
+
     /// The pixels `png(of:zoom:scale:)` writes, un-premultiplied.
     package func pixels(of tile: DecodedTile, zoom: Int, scale: Int) throws(RasterError) -> RasterPixels {
         let canvas = try CairoCanvas(size: 256 * max(1, min(scale, Self.scales.upperBound)))

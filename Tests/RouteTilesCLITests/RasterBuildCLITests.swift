@@ -145,4 +145,56 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: tmp.path("x")))
         }
     }
+
+    /// `PNGWriter` (the system zlib, the Up filter) against cairo's own writer (libpng), decoded by Pillow: the same
+    /// pixels, for every tile of a pyramid at @1x and @2x (colour channels within 1 where a pixel is not transparent:
+    /// both round the un-premultiplied value, alpha exact).
+    @Test(.enabled(if: ExternalTool.required(ExternalTool.pythonHas("PIL"))))
+    func ourPNGsDecodeToCairosPixels() async throws {
+        let tmp = try TemporaryFolder()
+        try await build(tmp.path("vector"), [])
+        let renderer = RasterTileRenderer()
+        var pairs: [String] = []
+        for (id, mvt) in try Self.files(in: tmp.path("vector"), ending: ".mvt") {
+            let decoded = try VectorTileDecoder.decode(try Gzip.decompress(mvt))
+            for scale in [1, 2] {
+                let name = "\(id.z)-\(id.x)-\(id.y)@\(scale)"
+                try Data(try renderer.png(of: decoded, zoom: id.z, scale: scale)).write(to: URL(fileURLWithPath: tmp.path(name + "-ours.png")))
+                try Data(try renderer.cairoPNG(of: decoded, zoom: id.z, scale: scale)).write(to: URL(fileURLWithPath: tmp.path(name + "-cairo.png")))
+                pairs.append(name)
+            }
+        }
+        let r = try await ExternalTool.pythonDetached("""
+            import os, sys
+            from PIL import Image, ImageChops
+            folder, names = "\(tmp.path(""))", sys.stdin.read().split()
+            worst = 0
+            bad = []
+            ours_bytes = cairo_bytes = 0
+            for name in names:
+                ours = Image.open(os.path.join(folder, name + "-ours.png"))
+                cairo = Image.open(os.path.join(folder, name + "-cairo.png"))
+                ours_bytes += os.path.getsize(os.path.join(folder, name + "-ours.png"))
+                cairo_bytes += os.path.getsize(os.path.join(folder, name + "-cairo.png"))
+                if ours.mode != "RGBA" or ours.size != cairo.size:
+                    bad.append(f"{name}: {ours.mode} {ours.size} against {cairo.mode} {cairo.size}")
+                    continue
+                cairo = cairo.convert("RGBA")
+                if ImageChops.difference(ours.getchannel("A"), cairo.getchannel("A")).getbbox() is not None:
+                    bad.append(f"{name}: alpha differs")
+                mask = ours.getchannel("A").point(lambda a: 255 if a > 0 else 0)
+                for band in "RGB":
+                    diff = ImageChops.difference(ours.getchannel(band), cairo.getchannel(band))
+                    most = ImageChops.multiply(diff, mask.point(lambda m: 1 if m else 0)).getextrema()[1]
+                    worst = max(worst, most)
+            print(f"pairs {len(names)} worst {worst} bad {len(bad)} ours {ours_bytes} cairo {cairo_bytes}")
+            for line in bad[:5]: print(line)
+            """, stdin: Array(pairs.joined(separator: "\n").utf8))
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.text.contains("pairs \(pairs.count) worst ") && r.text.contains(" bad 0 "), "\(r.text)")
+        let worst = r.text.split(separator: " ").firstIndex(of: "worst").flatMap { Int(r.text.split(separator: " ")[$0 + 1]) }
+        #expect(worst.map { $0 <= 1 } == true, "\(r.text)")
+        // The sizes of both, for the record (BENCHMARKS.md, "Raster tiles").
+        Attachment.record(Array(r.text.utf8), named: "png-writers.txt")
+    }
 }
