@@ -33,17 +33,20 @@ struct TileHTTPAnswer {
             if let encoding = answer.contentEncoding { headers.append(HTTPField(name: .contentEncoding, value: encoding)) }
             if let length = answer.contentLength { headers.append(HTTPField(name: .contentLength, value: String(length))) }
         }
-        let body: ByteBuffer
-        switch answer.body {
-        case .none: body = ByteBuffer()
-        case let .gzip(bytes): body = bytes
-        case let .identity(bytes): body = ByteBuffer(bytes: bytes)
-        }
-        self.init(status: answer.status.http, headers: headers, body: body)
+        self.init(status: answer.status.http, headers: headers, body: Self.body(of: answer))
     }
 }
 
 extension TileHTTPAnswer {
+    /// What follows the head of `answer`: nothing, its gzip bytes, or its plain bytes in a buffer.
+    static func body(of answer: TileAnswer<ByteBuffer>) -> ByteBuffer {
+        switch answer.body {
+        case .none: ByteBuffer()
+        case let .gzip(bytes): bytes
+        case let .identity(bytes): ByteBuffer(bytes: bytes)
+        }
+    }
+
     /// The head and body of a raster tile answer (200 or 304; a PNG does not vary with `Accept-Encoding`).
     init(raster answer: TileAnswer<ByteBuffer>, lastModified: HTTPField?) {
         var headers = HTTPFields()
@@ -55,13 +58,7 @@ extension TileHTTPAnswer {
             headers.append(HTTPField(name: .contentType, value: RasterTileResponder<ByteBuffer>.contentType))
             if let length = answer.contentLength { headers.append(HTTPField(name: .contentLength, value: String(length))) }
         }
-        let body: ByteBuffer
-        switch answer.body {
-        case .none: body = ByteBuffer()
-        case let .gzip(bytes): body = bytes
-        case let .identity(bytes): body = ByteBuffer(bytes: bytes)
-        }
-        self.init(status: answer.status.http, headers: headers, body: body)
+        self.init(status: answer.status.http, headers: headers, body: Self.body(of: answer))
     }
 }
 

@@ -32,22 +32,10 @@ public struct RasterTileResponder<Bytes: TileBytes>: Sendable {
     /// (PNG bytes are not gzipped again).
     public func answer(_ id: TileID, scale: Int, variant: TileVariant = TileVariant(), isHead: Bool,
                        ifNoneMatch: String?) async -> TileAnswer<Bytes> {
-        let backend = service.backend
-        guard backend.serves(zoom: id.z) else {
-            return TileAnswer(status: .notFound, message: "zoom \(id.z) is outside \(backend.minZoom)–\(backend.maxZoom)")
-        }
         let entry: TileCache<Bytes>.Entry
-        do {
-            entry = try await service.variantTile(id, variant: variant)
-        } catch is GenerationLimiter.Overloaded {
-            return TileAnswer(status: .serviceUnavailable, message: "too many tiles being generated; retry shortly")
-        } catch let unavailable as TimeWindowUnavailable {
-            return TileAnswer(status: .badRequest, message: unavailable.description)
-        } catch let unavailable as GroupsUnavailable {
-            return TileAnswer(status: .forbidden, message: unavailable.description)
-        } catch {
-            return TileAnswer(status: .internalServerError, message: "cannot produce tile \(id): \(error)",
-                              logMessage: "tile \(id): \(error)")
+        switch await TileResponder<Bytes>.entry(id, variant: variant, of: service) {
+        case let .found(found): entry = found
+        case let .refused(answer): return answer
         }
         // An empty vector tile: a transparent PNG (image clients draw a missing tile as an error), one per scale.
         let source = entry.isEmpty ? "\"empty\"" : entry.etag

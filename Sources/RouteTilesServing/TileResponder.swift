@@ -36,27 +36,43 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
         case let .malformed(reason), let .outOfRange(reason): return TileAnswer(status: .badRequest, message: reason)
         case let .outsideGrid(reason): return TileAnswer(status: .notFound, message: reason)
         }
-        let backend = service.backend
-        guard backend.serves(zoom: id.z) else {
-            return TileAnswer(status: .notFound, message: "zoom \(id.z) is outside \(backend.minZoom)–\(backend.maxZoom)")
-        }
         let entry: TileCache<Bytes>.Entry
-        do {
-            entry = try await service.variantTile(id, variant: variant)
-        } catch is GenerationLimiter.Overloaded {
-            return TileAnswer(status: .serviceUnavailable, message: "too many tiles being generated; retry shortly")
-        } catch let unavailable as TimeWindowUnavailable {
-            return TileAnswer(status: .badRequest, message: unavailable.description)
-        } catch let unavailable as GroupsUnavailable {
-            return TileAnswer(status: .forbidden, message: unavailable.description)
-        } catch {
-            return TileAnswer(status: .internalServerError, message: "cannot produce tile \(id): \(error)",
-                              logMessage: "tile \(id): \(error)")
+        switch await Self.entry(id, variant: variant, of: service) {
+        case let .found(found): entry = found
+        case let .refused(answer): return answer
         }
         do {
             return try answer(entry, isHead: isHead, acceptsGzip: acceptsGzip, ifNoneMatch: ifNoneMatch)
         } catch {
             return TileAnswer(status: .internalServerError, message: "stored tile \(id) is not valid gzip: \(error)")
+        }
+    }
+
+    /// A tile's vector tile, or the answer that says why there is none.
+    public enum Lookup: Sendable {
+        case found(TileCache<Bytes>.Entry)
+        case refused(TileAnswer<Bytes>)
+    }
+
+    /// The vector tile `id` of `variant`, found or cut by `service`, or the answer that refuses it: a zoom outside the
+    /// served range (404), too many tiles being cut (503), a window or groups that cannot be cut (400, 403), or a
+    /// failure (500). What the vector and the raster tile answers share.
+    public static func entry(_ id: TileID, variant: TileVariant, of service: TileService<Bytes>) async -> Lookup {
+        let backend = service.backend
+        guard backend.serves(zoom: id.z) else {
+            return .refused(TileAnswer(status: .notFound, message: "zoom \(id.z) is outside \(backend.minZoom)–\(backend.maxZoom)"))
+        }
+        do {
+            return .found(try await service.variantTile(id, variant: variant))
+        } catch is GenerationLimiter.Overloaded {
+            return .refused(TileAnswer(status: .serviceUnavailable, message: "too many tiles being generated; retry shortly"))
+        } catch let unavailable as TimeWindowUnavailable {
+            return .refused(TileAnswer(status: .badRequest, message: unavailable.description))
+        } catch let unavailable as GroupsUnavailable {
+            return .refused(TileAnswer(status: .forbidden, message: unavailable.description))
+        } catch {
+            return .refused(TileAnswer(status: .internalServerError, message: "cannot produce tile \(id): \(error)",
+                                       logMessage: "tile \(id): \(error)"))
         }
     }
 

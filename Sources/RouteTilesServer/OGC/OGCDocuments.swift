@@ -94,6 +94,19 @@ struct OGCCollection: Encodable {
     }
 }
 
+/// `/ogc/tileMatrixSets`: the tile matrix sets, each with a link to its definition.
+struct OGCTileMatrixSetList: Encodable {
+    var tileMatrixSets: [Entry]
+    var links: [OGCLink]
+
+    struct Entry: Encodable {
+        var id: String
+        var title: String
+        var uri: String
+        var links: [OGCLink]
+    }
+}
+
 /// A list of tilesets (`…/tiles`, `…/map/tiles`).
 struct OGCTilesetList: Encodable {
     var links: [OGCLink]

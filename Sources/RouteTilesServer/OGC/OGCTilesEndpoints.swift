@@ -127,27 +127,22 @@ struct OGCTilesEndpoints: Sendable {
     }
 
     func tileMatrixSets(base: String) -> Response {
-        struct List: Encodable {
-            var tileMatrixSets: [Entry]
-            var links: [OGCLink]
-        }
-        struct Entry: Encodable {
-            var id: String
-            var title: String
-            var uri: String
-            var links: [OGCLink]
-        }
         let root = base + Self.root
-        return json(List(
-            tileMatrixSets: [Entry(id: WebMercatorQuad.id, title: "Google Maps Compatible for the World", uri: WebMercatorQuad.uri,
+        return json(OGCTileMatrixSetList(
+            tileMatrixSets: [.init(id: WebMercatorQuad.id, title: WebMercatorQuad.title, uri: WebMercatorQuad.uri,
                                    links: [OGCLink(root + "/tileMatrixSets/WebMercatorQuad", rel: "self",
                                                    title: "the WebMercatorQuad definition")])],
             links: [OGCLink(root + "/tileMatrixSets", rel: "self", title: "this document")]))
     }
 
+    /// West, south, east, north of `tileset`, the world's when its metadata has none.
+    static func bounds(of tileset: TilesetMetadata) -> [Double] {
+        tileset.bounds.count == 4 ? tileset.bounds : WebMercator.worldBounds.array
+    }
+
     func collectionDocument(_ tileset: TilesetMetadata, base: String) -> OGCCollection {
         let path = base + Self.root + "/collections/" + Self.collection
-        let bounds = tileset.bounds.count == 4 ? tileset.bounds : [-180, -85.0511287798, 180, 85.0511287798]
+        let bounds = Self.bounds(of: tileset)
         return OGCCollection(
             id: Self.collection, title: tileset.name,
             description: "The routes: lines with their properties" + (positionLayer.map { ", and the position of live routes (layer \($0))" } ?? ""),
@@ -192,7 +187,7 @@ struct OGCTilesEndpoints: Sendable {
     }
 
     func tileset(_ kind: Kind, tileset: TilesetMetadata, path: String, base: String, grant: AccessGrant) -> Response {
-        let bounds = tileset.bounds.count == 4 ? tileset.bounds : [-180, -85.0511287798, 180, 85.0511287798]
+        let bounds = Self.bounds(of: tileset)
         let zooms = tileset.minZoom...max(tileset.minZoom, tileset.maxZoom)
         let query = metadata.access.signedTileQuery(for: grant).map { "?" + $0 } ?? ""
         let template = base + path + "/{tileMatrix}/{tileRow}/{tileCol}" + query

@@ -6,6 +6,7 @@ import RouteTiles
 enum WebMercatorQuad {
     static let id = "WebMercatorQuad"
     static let uri = "http://www.opengis.net/def/tilematrixset/OGC/1.0/WebMercatorQuad"
+    static let title = "Google Maps Compatible for the World"
     static let crs = "http://www.opengis.net/def/crs/EPSG/0/3857"
     /// Half the side of the projected world in metres (π · 6,378,137).
     static let halfWorld = 20_037_508.342_789_244
@@ -21,7 +22,7 @@ enum WebMercatorQuad {
             id: id, identifier: id, supportedCRS: crs,
             boundingBox: LegacyBoundingBox(crs: crs, lowerCorner: [-halfWorld, -halfWorld], upperCorner: [halfWorld, halfWorld],
                                            lowerLeft: [-halfWorld, -halfWorld], upperRight: [halfWorld, halfWorld]),
-            title: "Google Maps Compatible for the World", uri: uri, crs: crs, orderedAxes: ["X", "Y"],
+            title: title, uri: uri, crs: crs, orderedAxes: ["X", "Y"],
             wellKnownScaleSet: "http://www.opengis.net/def/wkss/OGC/1.0/GoogleMapsCompatible",
             tileMatrices: (0...deepestMatrix).map { z in
                 let cellSize = 2 * halfWorld / Double(256 << z)
