@@ -10,9 +10,10 @@ import RouteTilesModel
 /// file is one route. Other columns are ignored; CSV routes carry no properties.
 ///
 /// A `time`, `timestamp` or `datetime` column (or `ReadOptions.timeColumn`) gives each row its time, ISO 8601 or
-/// Unix seconds (zone-less text only with `ReadOptions.timeZone` UTC). A route has a time on every row or on none,
-/// never going back, unless `ReadOptions.orderByTime` puts its rows in time order. So tracktable's
-/// `object_id,timestamp,longitude,latitude` reads without options.
+/// Unix seconds (zone-less text only with `ReadOptions.timeZone` UTC). A route's times are used when every row has
+/// one, each can be read, and they never go back (unless `ReadOptions.orderByTime` puts its rows in time order);
+/// otherwise it is read without times (`ReadResult.droppedTimes`), or with `TimesRule.strict` that is an error.
+/// So tracktable's `object_id,timestamp,longitude,latitude` reads without options.
 ///
 /// Errors name the line and the field number (1-based) as the column. With `ReadOptions.skipInvalid`, a bad row
 /// drops its route (reported once in `ReadResult.invalid`); a row with the wrong number of fields is dropped alone,
@@ -95,7 +96,11 @@ private struct CSVRouteReader {
                 }
                 var time: Int64?
                 if let column = columns.time {
-                    time = try self.time(record, column: column, detected: columns.timeDetected)
+                    do throws(InputError) {
+                        time = try self.time(record, column: column, detected: columns.timeDetected)
+                    } catch {
+                        try groups[group].times.unusable(error)
+                    }
                 }
                 groups[group].points.append(Coordinate(longitude: longitude, latitude: latitude))
                 if let column = columns.time {
@@ -118,7 +123,9 @@ private struct CSVRouteReader {
             var points = group.points
             let times: [Int64]?
             do throws(InputError) {
-                times = try group.times.finish(reordering: &points, byTime: options.orderByTime)
+                let finished = try group.times.finish(reordering: &points, byTime: options.orderByTime)
+                times = finished.times
+                if let dropped = finished.dropped { result.droppedTimes.append(dropped) }
             } catch {
                 try fail(error, group: nil)
                 continue
@@ -157,7 +164,7 @@ private struct CSVRouteReader {
 
     private mutating func newGroup(key: String, line: Int, hasRouteColumn: Bool) -> Int {
         let id: RouteID? = hasRouteColumn && !key.isEmpty ? Self.routeID(key) : nil
-        groups.append(Group(id: id, key: key, firstLine: line, times: TimesDraft(file: file, noun: "row")))
+        groups.append(Group(id: id, key: key, firstLine: line, times: TimesDraft(file: file, noun: "row", rule: options.times)))
         groupIndex[key] = groups.count - 1
         return groups.count - 1
     }

@@ -5,9 +5,10 @@ import RouteTilesModel
 /// `wpt` a point in the layer `waypoints`, with its `name`, `desc`, `sym` and `time`.
 ///
 /// The `<time>` of each `trkpt` and `rtept` becomes the position's time (`Route.times`; text without a zone is
-/// UTC, as the GPX schema defines it). A track has a time on every point or on none, never going back; a time
-/// that cannot be read, a track with times on some points only, and a time before the one before it are errors
-/// at the point (`ReadOptions.times` `.ignore` reads no time at all).
+/// UTC, as the GPX schema defines it). A track's times are used when every point has one, each can be read, and
+/// they never go back nor repeat one placeholder instant on every point; otherwise the track is read without times
+/// and `ReadResult.droppedTimes` says why at the point (`TimesRule`: `.strict` makes it an error instead, `.ignore`
+/// reads no time at all).
 ///
 /// The file is tokenized in one pass (`XMLTokenizer`) without building a tree, and read as a stream: a window of
 /// about one chunk is held, never the whole file. Devices write empty tracks ("ACTIVE LOG" with an empty `trkseg`)
@@ -165,7 +166,7 @@ private struct GPXDocumentReader {
             switch local {
             case "trk" where parent == "gpx", "rte" where parent == "gpx":
                 draft = Draft(offset: offset, position: position(of: offset),
-                              times: TimesDraft(file: file, noun: local == "trk" ? "trkpt" : "rtept"))
+                              times: TimesDraft(file: file, noun: local == "trk" ? "trkpt" : "rtept", rule: options.times))
             case "trkseg" where parent == "trk":
                 draft?.parts.append([])
             case "time" where options.keepsTimes && (parent == "trkpt" || parent == "rtept" || parent == "wpt"):
@@ -193,7 +194,7 @@ private struct GPXDocumentReader {
                 }
             case "wpt" where parent == "gpx":
                 var waypoint = Draft(offset: offset, position: position(of: offset), isWaypoint: true,
-                                     times: TimesDraft(file: file, noun: "wpt"))
+                                     times: TimesDraft(file: file, noun: "wpt", rule: options.times))
                 do {
                     waypoint.parts = [[try coordinate(attributes, tag: name, at: offset)]]
                 } catch let problem as InputError where options.skipInvalid {
@@ -246,13 +247,22 @@ private struct GPXDocumentReader {
         }
     }
 
-    /// The instant of a point's `<time>` text (zone-less text is UTC); a time that cannot be read throws, or with
-    /// `--skip-invalid` makes the track invalid (and gives nil).
+    /// The instant of a point's `<time>` text (zone-less text is UTC). A time that cannot be read throws under
+    /// `--times strict`, or with `--skip-invalid` too makes the track invalid; under `keep` the track's times are
+    /// dropped for it (a waypoint's `time` is left out), with a warning. Nil when it gives no time.
     mutating func pointTime(_ text: String) throws -> Int64? {
         do {
             return try TimeValue.parse(text, zoneless: .utc)
         } catch {
             let problem = InputError(file: file, location: timeLocation, message: TimesDraft.message(error))
+            if options.times == .keep {
+                if draft?.isWaypoint == true {
+                    result.droppedTimes.append(problem)
+                } else {
+                    try draft?.times.unusable(problem)
+                }
+                return nil
+            }
             guard options.skipInvalid else { throw problem }
             if draft?.problem == nil { draft?.problem = problem }
             return nil
@@ -288,7 +298,9 @@ private struct GPXDocumentReader {
         let short = draft.parts.count - parts.count
         let times: [Int64]?
         do {
-            times = try draft.times.finish()
+            let finished = try draft.times.finish()
+            times = finished.times
+            if let dropped = finished.dropped { result.droppedTimes.append(dropped) }
         } catch {
             guard options.skipInvalid else { throw error }
             result.invalid.append(error)

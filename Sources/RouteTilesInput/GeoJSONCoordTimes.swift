@@ -43,8 +43,25 @@ struct GeoJSONCoordTimes: Equatable {
     }
 
     /// The times of a route of `parts`, or nil when the feature gives none (or gives only nulls for them); when
-    /// both keys hold times they must agree.
-    func times(for parts: [[Coordinate]], zoneless: TimeValue.ZonelessRule) throws(FeatureProblem) -> [Int64]? {
+    /// both keys hold times they must agree. Times that cannot be used are an error under `TimesRule.strict`;
+    /// under `.keep` they are dropped, one instant on every position too, and `dropped` says why.
+    func times(for parts: [[Coordinate]], zoneless: TimeValue.ZonelessRule,
+               rule: TimesRule) throws(FeatureProblem) -> (times: [Int64]?, dropped: FeatureProblem?) {
+        do throws(FeatureProblem) {
+            let times = try strictTimes(for: parts, zoneless: zoneless)
+            guard rule == .keep, let times, let instant = TimesDraft.repeatedInstant(times) else { return (times, nil) }
+            let key = coordinatePropertyTimes != nil ? "coordinateProperties.times" : "coordTimes"
+            return (nil, FeatureProblem("properties.\(key): "
+                                            + TimesDraft.repeatedMessage(instant, count: times.count, noun: "position")))
+        } catch {
+            guard rule == .keep else { throw error }
+            return (nil, error)
+        }
+    }
+
+    /// The times as `times(for:zoneless:rule:)` reads them under `.strict`.
+    private func strictTimes(for parts: [[Coordinate]],
+                             zoneless: TimeValue.ZonelessRule) throws(FeatureProblem) -> [Int64]? {
         let fromCoordinateProperties = try Self.times(coordinatePropertyTimes, key: "coordinateProperties.times",
                                                       parts: parts, zoneless: zoneless)
         let fromCoordTimes = try Self.times(coordTimes, key: "coordTimes", parts: parts, zoneless: zoneless)
@@ -96,10 +113,10 @@ struct GeoJSONCoordTimes: Equatable {
                 times.append(try Self.time(time, path: "\(path)[\(index)]", zoneless: zoneless))
             }
         }
-        var draft = TimesDraft(file: "", noun: "position")
+        var draft = TimesDraft(file: "", noun: "position", rule: .strict)
         for time in times { draft.add(time, at: .none) }
         do {
-            return try draft.finish()
+            return try draft.finish().times
         } catch {
             throw FeatureProblem("\(path): \(error.message)")
         }

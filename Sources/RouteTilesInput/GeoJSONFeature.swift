@@ -21,7 +21,8 @@ struct FeatureDraft: GeoJSONDraft {
 
 /// What one feature contributes to a read.
 enum FeatureOutcome {
-    case route(Route)
+    /// A route, and why its times were dropped (`TimesRule.keep`), if they were.
+    case route(Route, droppedTimes: FeatureProblem?)
     /// Not a line: counted under this type name ("Point", "null").
     case skipped(String)
     case invalid(FeatureProblem)
@@ -145,9 +146,10 @@ extension FeatureDraft {
                 return .skipped(name)
             case .lines(let parts):
                 try Self.checkRanges(parts)
-                let times = options.keepsTimes ? try coordTimes.times(for: parts, zoneless: options.timeZone) : nil
+                let times: (times: [Int64]?, dropped: FeatureProblem?) = options.keepsTimes
+                    ? try coordTimes.times(for: parts, zoneless: options.timeZone, rule: options.times) : (nil, nil)
                 return .route(Route(id: id, properties: properties, parts: parts, origin: origin, geodesic: geodesic,
-                                    times: times))
+                                    times: times.times), droppedTimes: times.dropped)
             }
         } catch {
             return .invalid(error)

@@ -132,7 +132,7 @@ private struct GeoJSONDocumentReader {
             }
             record(outcome, index: index, in: &top.collection)
             index += 1
-            if let batch, top.type == "FeatureCollection", case .route(let route) = outcome {
+            if let batch, top.type == "FeatureCollection", case .route(let route, _) = outcome {
                 pending += route.pointCount
                 if pending >= batch.points {
                     try batch.body(top.collection)
@@ -145,7 +145,11 @@ private struct GeoJSONDocumentReader {
 
     private func record(_ outcome: FeatureOutcome, index: Int, in result: inout ReadResult) {
         switch outcome {
-        case .route(let route): result.routes.append(route)
+        case let .route(route, droppedTimes):
+            result.routes.append(route)
+            if let droppedTimes {
+                result.droppedTimes.append(InputError(file: file, location: .feature(index), message: droppedTimes.message))
+            }
         case .skipped(let type): result.skippedGeometries[type, default: 0] += 1
         case .invalid(let problem):
             result.invalid.append(InputError(file: file, location: .feature(index), message: problem.message))

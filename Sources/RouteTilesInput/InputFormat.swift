@@ -13,6 +13,11 @@ public enum InputFormat: String, Sendable, CaseIterable {
     /// GeoJSON text sequences (RFC 8142) or newline-delimited GeoJSON.
     case geojsonseq
 
+    /// The extensions of route files (`detect`'s), lower-case: what a folder given as an input is searched for.
+    public static let fileExtensions: Set<String> = [
+        "geojson", "json", "csv", "polyline", "txt", "gpx", "geojsons", "geojsonseq", "geojsonl", "ndjson", "jsonl",
+    ]
+
     /// The format of a file: by its extension, else (and for `.json`, which may be GeoJSON or directions) by its
     /// content. Nil when neither tells. `bytes` may be only the start of the file.
     ///

@@ -6,8 +6,9 @@ import RouteTilesModel
 /// Each Point feature's time is its property `time`, `timestamp` or `t` (ISO 8601 or Unix seconds). Points are
 /// grouped into routes by the route column (`ReadOptions.routeColumn`, else the property `route`, `id` or
 /// `object_id`, else the feature's id; without any, the whole stream is one route), routes in order of first
-/// appearance, positions in stream order, or in time order with `ReadOptions.orderByTime`. A route has a time on
-/// every point or on none, and its times never go back (unless put in time order).
+/// appearance, positions in stream order, or in time order with `ReadOptions.orderByTime`. A route's times are
+/// used as `TimesDraft` rules: on every point, never going back (unless put in time order); else the route is read
+/// without them, or under `TimesRule.strict` that is an error.
 struct PointTracks {
     /// The property names a point's time is read from, in order of preference.
     static let timeKeys = ["time", "timestamp", "t"]
@@ -37,8 +38,8 @@ struct PointTracks {
     }
 
     /// Takes the record starting on `line` when it is a Point feature, and returns whether it was one (anything
-    /// else, malformed JSON included, is left to the GeoJSON reader). A time that cannot be read throws, or with
-    /// `--skip-invalid` makes the point's route invalid.
+    /// else, malformed JSON included, is left to the GeoJSON reader). A time that cannot be read drops its route's
+    /// times, or under `--times strict` throws, or with `--skip-invalid` too makes the point's route invalid.
     mutating func take(_ record: ArraySlice<UInt8>, line: Int) throws -> Bool {
         guard options.pointsAsTracks else { return false }
         let draft: FeatureDraft? = record.withUnsafeBufferPointer { buffer in
@@ -60,7 +61,14 @@ struct PointTracks {
             if let problem = CoordinateLimits.problem(with: position) {
                 throw InputError(file: file, location: location, message: "Point: \(problem)")
             }
-            let time = options.keepsTimes ? try self.time(of: draft.properties, at: location) : nil
+            var time: Int64?
+            if options.keepsTimes {
+                do throws(InputError) {
+                    time = try self.time(of: draft.properties, at: location)
+                } catch {
+                    try tracks[index].times.unusable(error)
+                }
+            }
             tracks[index].points.append(position)
             tracks[index].times.add(time, at: location)
         } catch {
@@ -125,7 +133,7 @@ struct PointTracks {
         }
         if let index = trackIndex[key] { return index }
         tracks.append(Track(id: id, key: key, property: property, firstLine: line,
-                            times: TimesDraft(file: file, noun: "point")))
+                            times: TimesDraft(file: file, noun: "point", rule: options.times)))
         trackIndex[key] = tracks.count - 1
         return tracks.count - 1
     }
@@ -141,10 +149,11 @@ struct PointTracks {
                                      message: "\(name) has 1 point; a route needs at least 2")
                 }
                 var points = track.points
-                let times = try track.times.finish(reordering: &points, byTime: options.orderByTime)
+                let finished = try track.times.finish(reordering: &points, byTime: options.orderByTime)
+                if let dropped = finished.dropped { result.droppedTimes.append(dropped) }
                 result.routes.append(Route(id: track.id, properties: track.property.map { [$0] } ?? [],
                                            parts: [points], origin: "\(file) line \(track.firstLine)",
-                                           geodesic: options.geodesic, times: times))
+                                           geodesic: options.geodesic, times: finished.times))
             } catch {
                 guard options.skipInvalid else { throw error }
                 result.invalid.append(error)

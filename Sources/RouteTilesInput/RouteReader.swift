@@ -16,7 +16,8 @@ public struct ReadOptions: Sendable {
     public var precision: Int = 5
     /// Mark every route read as geodesic (`--geodesic`).
     public var geodesic: Bool = false
-    /// Keep the times the input holds (the default), or drop them all (`--times ignore`).
+    /// Keep the times the input holds where they can be used (the default), refuse a time that cannot be used
+    /// (`--times strict`), or drop them all (`--times ignore`).
     public var times: TimesRule = .keep
     /// CSV: the time column's name, instead of `time`, `timestamp` or `datetime`; `none`: no time column.
     public var timeColumn: String?
@@ -52,13 +53,21 @@ public struct ReadOptions: Sendable {
     }
 
     /// True when readers should read times at all.
-    var keepsTimes: Bool { times == .keep }
+    var keepsTimes: Bool { times != .ignore }
 }
 
 /// What readers do with the times an input holds.
+///
+/// A route's times can be used when every position has one, each can be read and lies within 1970–9999, they never
+/// go back (unless the reader puts the positions in time order), and they are not one instant repeated on every
+/// position (a device without a clock). Positions are never lost to their times.
 public enum TimesRule: String, Sendable, CaseIterable {
-    /// Read them into `Route.times` (all or none per route).
+    /// Read them into `Route.times`; a route whose times cannot be used is read without times, and the reason, at
+    /// the file's line or feature, is in `ReadResult.droppedTimes` (the default).
     case keep
+    /// Read them into `Route.times`; a time that cannot be used is an error at its position, and with
+    /// `skipInvalid` its route is left out (the rule before `keep` dropped times). A repeated instant is kept.
+    case strict
     /// Drop them all, for files whose times are junk.
     case ignore
 }
@@ -71,12 +80,17 @@ public struct ReadResult: Sendable {
     public var skippedGeometries: [String: Int]
     /// The errors of the features or routes left out under `ReadOptions.skipInvalid`, one each.
     public var invalid: [InputError]
+    /// The routes read without their times (`TimesRule.keep`), one each: where the first time that cannot be used
+    /// is and why. Warnings, not errors: each route is in `routes`.
+    public var droppedTimes: [InputError]
 
     /// A result with the given routes and omissions; empty by default.
-    public init(routes: [Route] = [], skippedGeometries: [String: Int] = [:], invalid: [InputError] = []) {
+    public init(routes: [Route] = [], skippedGeometries: [String: Int] = [:], invalid: [InputError] = [],
+                droppedTimes: [InputError] = []) {
         self.routes = routes
         self.skippedGeometries = skippedGeometries
         self.invalid = invalid
+        self.droppedTimes = droppedTimes
     }
 
     /// Adds another file's result to this one.
@@ -84,6 +98,7 @@ public struct ReadResult: Sendable {
         routes.append(contentsOf: other.routes)
         skippedGeometries.merge(other.skippedGeometries, uniquingKeysWith: +)
         invalid.append(contentsOf: other.invalid)
+        droppedTimes.append(contentsOf: other.droppedTimes)
     }
 
     /// With `options.geodesic` (`--geodesic` in the CLI), every route follows great circles: the one place the

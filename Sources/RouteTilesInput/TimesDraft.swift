@@ -1,10 +1,14 @@
 import RouteTilesModel
 
 /// The times of one route's positions as a reader meets them, one optional time per position, and the rule they
-/// must keep: a time on every position or on none (partial times are an error, never a silent shift), and never
-/// going back (except where the reader puts the positions in time order first, `--order-by-time`).
+/// must keep: a time on every position or on none (partial times are never a silent shift), never going back
+/// (except where the reader puts the positions in time order first, `--order-by-time`), and, under
+/// `TimesRule.keep`, not one instant repeated on every position.
 ///
-/// Each position comes with where it is in the file, so that an error names both ends of a mismatch: the first
+/// Under `TimesRule.strict` a time that breaks the rule is an error. Under `.keep` the first one drops the route's
+/// times: the route is read without them, and `Finished.dropped` says where and why, for the reader's warning.
+///
+/// Each position comes with where it is in the file, so that a message names both ends of a mismatch: the first
 /// position without a time and the first with one, or the first time that goes back. Only those few places are
 /// kept; an untimed route costs no array at all.
 struct TimesDraft {
@@ -12,6 +16,8 @@ struct TimesDraft {
     let file: String
     /// What a position is called in messages: "trkpt", "row", "point".
     let noun: String
+    /// Whether a time that cannot be used is an error (`.strict`) or drops the route's times (`.keep`).
+    let strict: Bool
 
     /// The number of positions added.
     private(set) var count = 0
@@ -22,6 +28,8 @@ struct TimesDraft {
     private var firstBackwards: Backwards?
     /// The last time added.
     private var previous: Int64?
+    /// Why the route's times were dropped, once a time could not be used (`.keep`).
+    private var dropped: InputError?
 
     /// A position: its index among the route's positions and where it is in the file.
     private struct Mark {
@@ -35,12 +43,21 @@ struct TimesDraft {
         var previous: Int64
     }
 
+    /// What a route's times came to.
+    struct Finished {
+        /// The times, one per position; nil when no position has one, or when they were dropped.
+        var times: [Int64]?
+        /// Why they were dropped (`.keep` only): the first time that could not be used, at its place in the file.
+        var dropped: InputError?
+    }
+
     /// Stands for a position without a time among `times`: no kept time is negative.
     private static let missing = Int64.min
 
-    init(file: String, noun: String) {
+    init(file: String, noun: String, rule: TimesRule) {
         self.file = file
         self.noun = noun
+        strict = rule == .strict
     }
 
     /// True when some position has a time.
@@ -49,6 +66,7 @@ struct TimesDraft {
     /// Adds the next position's time (nil: it has none), found at `location`.
     mutating func add(_ time: Int64?, at location: InputError.Location) {
         defer { count += 1 }
+        guard dropped == nil else { return }
         guard let time else {
             if firstWithout == nil { firstWithout = Mark(index: count, location: location) }
             if firstWith != nil { times.append(Self.missing) }
@@ -62,11 +80,20 @@ struct TimesDraft {
         times.append(time)
     }
 
-    /// Forgets the last `dropped` positions (a GPX segment too short to keep), as if they had never been added.
-    mutating func dropLast(_ dropped: Int) {
-        let dropped = min(dropped, count)
-        count -= dropped
-        times.removeLast(min(dropped, times.count))
+    /// A time that cannot be read (`problem` says where and why): thrown under `.strict`; under `.keep` the route's
+    /// times are dropped for it (the first such problem is the one reported), and its positions go on being added.
+    mutating func unusable(_ problem: InputError) throws(InputError) {
+        if strict { throw problem }
+        guard dropped == nil else { return }
+        dropped = problem
+        times = []
+    }
+
+    /// Forgets the last `removed` positions (a GPX segment too short to keep), as if they had never been added.
+    mutating func dropLast(_ removed: Int) {
+        let removed = min(removed, count)
+        count -= removed
+        times.removeLast(min(removed, times.count))
         if let mark = firstWith, mark.index >= count {
             firstWith = nil
             times = []
@@ -76,24 +103,61 @@ struct TimesDraft {
         previous = times.last(where: { $0 != Self.missing })
     }
 
-    /// The route's times (nil when no position has one), or the error: partial times, or a time before the one
-    /// before it.
-    func finish() throws(InputError) -> [Int64]? {
-        try checkAllOrNone()
-        if let backwards = firstBackwards { throw backwardsError(backwards) }
-        return firstWith == nil ? nil : times
+    /// The route's times: nil when no position has one. Partial times and a time before the one before it are
+    /// errors under `.strict`, and drop the times under `.keep`, as a repeated instant does.
+    func finish() throws(InputError) -> Finished {
+        if let dropped { return Finished(dropped: dropped) }
+        do throws(InputError) {
+            try checkAllOrNone()
+            if let backwards = firstBackwards { throw backwardsError(backwards) }
+        } catch {
+            return try giveUp(error)
+        }
+        return checked(firstWith == nil ? nil : times)
     }
 
     /// The route's times as `finish()` gives them, but with `byTime` the positions are first put in time order
     /// (stable: equal times keep their order), `items` (the positions, one per time) along with them, so that
     /// times going back are no error.
-    func finish<Item>(reordering items: inout [Item], byTime: Bool) throws(InputError) -> [Int64]? {
-        guard byTime, firstBackwards != nil else { return try finish() }
-        try checkAllOrNone()
+    func finish<Item>(reordering items: inout [Item], byTime: Bool) throws(InputError) -> Finished {
+        guard byTime, firstBackwards != nil, dropped == nil else { return try finish() }
+        do throws(InputError) {
+            try checkAllOrNone()
+        } catch {
+            return try giveUp(error)
+        }
         guard items.count == times.count else { return try finish() }
         let order = times.indices.sorted { (times[$0], $0) < (times[$1], $1) }
         items = order.map { items[$0] }
-        return order.map { times[$0] }
+        return checked(order.map { times[$0] })
+    }
+
+    /// `error` thrown under `.strict`; under `.keep`, the times dropped for it.
+    private func giveUp(_ error: InputError) throws(InputError) -> Finished {
+        if strict { throw error }
+        return Finished(dropped: error)
+    }
+
+    /// `times`, unless `.keep` finds one instant on every position.
+    private func checked(_ times: [Int64]?) -> Finished {
+        guard !strict, let times, let first = firstWith, let instant = Self.repeatedInstant(times) else {
+            return Finished(times: times)
+        }
+        return Finished(dropped: InputError(file: file, location: first.location,
+                                            message: Self.repeatedMessage(instant, count: times.count, noun: noun)))
+    }
+
+    /// The instant when all of `times` (three or more) are that one instant: what a device without a clock writes
+    /// (1901-12-13T20:45:52Z, the smallest 32-bit Unix time, or 1970-01-01). Such a route has no usable times. Two
+    /// fixes in the same second are no sign of it.
+    static func repeatedInstant(_ times: [Int64]) -> Int64? {
+        guard times.count > 2, let first = times.first, times.allSatisfy({ $0 == first }) else { return nil }
+        return first
+    }
+
+    /// What is wrong with a route whose `count` positions all have the time `instant`.
+    static func repeatedMessage(_ instant: Int64, count: Int, noun: String) -> String {
+        "all \(count) \(noun)s have the same time \(TimeValue.iso(instant)), a placeholder rather than when they were"
     }
 
     private func checkAllOrNone() throws(InputError) {

@@ -24,11 +24,13 @@ extension RouteWriteEndpoints {
         }
     }
 
-    /// Routes from a body, with serve's reading options but never skipping an invalid route: one invalid route
-    /// refuses the whole body, so that the client learns of it.
+    /// Routes from a body, with serve's reading options but never skipping an invalid route nor dropping times
+    /// that cannot be used (`--times keep` reads bodies as `strict`): one invalid route or time refuses the whole
+    /// body, so that the client learns of it and can correct it.
     func routes(in body: [UInt8], contentType: String?, departAt: Substring? = nil) throws -> [Route] {
         var options = configuration.readOptions
         options.skipInvalid = false
+        if options.times == .keep { options.times = .strict }
         if let departAt { options.departure = try Self.departure(departAt) }
         return try Self.readRoutes(body, contentType: contentType, options: options)
     }

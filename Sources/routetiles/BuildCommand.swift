@@ -19,7 +19,7 @@ struct BuildCommand: AsyncParsableCommand {
             split, once to keep the routes the part needs); routetiles join merges the parts.
             """)
 
-    @Argument(help: "Route files or route stores to read.", completion: .file())
+    @Argument(help: "Route files, folders of route files, or route stores to read.", completion: .file())
     var inputs: [String]
 
     @Option(name: .shortAndLong, help: "Output: X.mbtiles, X.pmtiles or a folder. Default: Tiles/build/<name of the first input>.")
@@ -130,14 +130,15 @@ struct BuildCommand: AsyncParsableCommand {
         }
         // Each route is projected as it is read and then dropped: the tiler keeps only its packed columns. A shard
         // keeps only the routes its tiles need, numbered as in the whole input (ShardRoutes).
+        let tally: RouteInputs.Tally
         if let part {
             var kept = ShardRoutes(shard: part.shard, survey: part.survey)
-            try await RouteInputs.forEachRoute(inputs, format: reading.inputFormat, options: reading.readOptions,
+            tally = try await RouteInputs.forEachRoute(inputs, format: reading.inputFormat, options: reading.readOptions,
                                                terminal: Terminal(quiet: true)) { kept.offer($0) }
             projected = kept.projected
         } else {
             var index = 0
-            try await RouteInputs.forEachRoute(inputs, format: reading.inputFormat, options: reading.readOptions,
+            tally = try await RouteInputs.forEachRoute(inputs, format: reading.inputFormat, options: reading.readOptions,
                                                terminal: terminal) { route in
                 projected.add(route, index: index, geodesicTolerance: options.geodesicTolerance)
                 index += 1
@@ -172,7 +173,8 @@ struct BuildCommand: AsyncParsableCommand {
             terminal.note("shard \(part.shard.index)/\(part.shard.plan.count) held \(tiler.projected.routeInfos.count) of "
                 + "\(part.survey.routeCount) routes, \(tiler.projected.pointCount) of \(part.survey.pointCount) points")
         }
-        terminal.summary(routes: tiler.projected.routeInfos.count, points: tiler.projected.pointCount,
+        terminal.summary(routes: tiler.projected.routeInfos.count, withoutTimes: tally.withoutTimes,
+                         points: tiler.projected.pointCount,
                          statistics: statistics, seconds: Date().timeIntervalSince(started),
                          output: destination.path)
     }

@@ -42,6 +42,7 @@ struct CheckCommand: AsyncParsableCommand {
                     }
                     result.skippedGeometries.merge($0.skippedGeometries, uniquingKeysWith: +)
                     result.invalid.append(contentsOf: $0.invalid)
+                    result.droppedTimes.append(contentsOf: $0.droppedTimes)
                 }
                 let layers = perLayer.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 var line = "\(input): \(layers.isEmpty ? "no routes" : layers), \(points) points"
@@ -52,8 +53,11 @@ struct CheckCommand: AsyncParsableCommand {
                     line += ", skipped " + result.skippedGeometries.sorted { $0.key < $1.key }
                         .map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 }
+                if !result.droppedTimes.isEmpty { line += ", \(result.droppedTimes.count) without their times" }
                 if !result.invalid.isEmpty { line += ", \(result.invalid.count) invalid" }
                 print(line)
+                // A route read without its times is no failure (build reads it so too), but check says why.
+                for problem in result.droppedTimes { print("  warning: \(problem); read without times") }
                 for error in result.invalid { print("  \(error)") }
                 if !result.invalid.isEmpty { failed = true }
             } catch {

@@ -16,7 +16,7 @@ struct LoadCommand: AsyncParsableCommand {
             as they commit. With --prune, stored routes that the files do not hold are removed.
             """)
 
-    @Argument(help: "Route files to load (any format `build` reads).", completion: .file())
+    @Argument(help: "Route files or folders of them to load (any format `build` reads).", completion: .file())
     var inputs: [String]
 
     @Option(help: "Route store: a SQLite file (created when missing) or postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=…] (without a password: PGPASSWORD's, else ~/.pgpass's, so that none shows in the process list).")
@@ -52,8 +52,8 @@ struct LoadCommand: AsyncParsableCommand {
 
     func run() async throws {
         let terminal = Terminal(quiet: quiet)
-        let routes = try await RouteInputs.read(inputs, format: reading.inputFormat, options: reading.readOptions,
-                                                terminal: terminal)
+        let (routes, tally) = try await RouteInputs.read(inputs, format: reading.inputFormat,
+                                                         options: reading.readOptions, terminal: terminal)
         let opened: any RouteStore
         do {
             opened = try await RouteStores.open(store, create: true, schema: storeSchema, table: storeTable)
@@ -65,7 +65,8 @@ struct LoadCommand: AsyncParsableCommand {
                                                           prune: prune)
             await opened.close()
             if !quiet {
-                print("\(opened.displayName): \(summary.counts)")
+                let withoutTimes = tally.withoutTimes > 0 ? " (\(tally.withoutTimes) read without their times)" : ""
+                print("\(opened.displayName): \(summary.counts)\(withoutTimes)")
                 for line in Self.routeNotes(summary) { print(line) }
             }
         } catch {

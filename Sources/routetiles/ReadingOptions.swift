@@ -27,8 +27,10 @@ struct ReadingOptions: ParsableArguments {
     var skipInvalid = false
 
     @Option(help: ArgumentHelp("keep: read the times of positions (GPX <time>, GeoJSON coordTimes, a CSV time "
-                + "column), a time on every position of a route or on none; ignore: drop every time the files hold.",
-                valueName: "keep|ignore"))
+                + "column); a route whose times cannot be used (one missing, unreadable, outside 1970-9999, going "
+                + "back, or one placeholder instant on every position) is read without them, with a warning. "
+                + "strict: such a time stops the command (--skip-invalid skips its route). ignore: drop every time "
+                + "the files hold.", valueName: "keep|strict|ignore"))
     var times: TimesRule = .keep
 
     @Option(help: ArgumentHelp("CSV: the time column (ISO 8601 or Unix seconds), instead of time, timestamp or "

@@ -1,27 +1,42 @@
+import Foundation
 import RouteTiles
 
 /// Reads the route files (and route stores) of a command, with the notes and errors every command prints alike.
 enum RouteInputs {
-    static func read(_ inputs: [String], format: InputFormat?, options: ReadOptions, terminal: Terminal) async throws -> [Route] {
+    /// What a command read: its routes, and how many of them were read without their times.
+    struct Tally {
+        var routes = 0
+        /// Routes whose times could not be used (`--times keep`): read without them, each with a warning.
+        var withoutTimes = 0
+    }
+
+    /// The most warnings about dropped times printed one by one; the rest are counted in one line.
+    static let timeWarningsShown = 10
+
+    /// Every route of `inputs`, with the tally that `forEachRoute` gives.
+    static func read(_ inputs: [String], format: InputFormat?, options: ReadOptions,
+                     terminal: Terminal) async throws -> (routes: [Route], tally: Tally) {
         var routes: [Route] = []
-        try await forEachRoute(inputs, format: format, options: options, terminal: terminal) { routes.append($0) }
-        return routes
+        let tally = try await forEachRoute(inputs, format: format, options: options, terminal: terminal) {
+            routes.append($0)
+        }
+        return (routes, tally)
     }
 
     /// Hands `body` every route of `inputs` in order, file by file and, for GeoJSON, in batches as the features are
     /// read (`RouteReader.forEachPiece`), so that the routes need not all be in memory at once. Prints the same notes
-    /// and errors as `read`; the number of routes handed over.
+    /// and errors as `read`; how many routes were handed over, and how many of them without their times.
     @discardableResult
     static func forEachRoute(_ inputs: [String], format: InputFormat?, options: ReadOptions, terminal: Terminal,
-                             _ body: (Route) throws -> Void) async throws -> Int {
+                             _ body: (Route) throws -> Void) async throws -> Tally {
         var skipped: [String: Int] = [:]
         var invalid: [InputError] = []
-        var count = 0
-        for input in inputs {
+        var tally = Tally()
+        for input in try files(of: inputs) {
             if RouteStores.isStore(input) {
                 for route in try await readStore(input, skipInvalid: options.skipInvalid, terminal: terminal) {
                     try body(route)
-                    count += 1
+                    tally.routes += 1
                 }
                 continue
             }
@@ -29,16 +44,58 @@ enum RouteInputs {
                 try RouteReader.forEachPiece(path: input, format: format, options: options) { piece in
                     skipped.merge(piece.skippedGeometries, uniquingKeysWith: +)
                     invalid.append(contentsOf: piece.invalid)
+                    for dropped in piece.droppedTimes {
+                        if tally.withoutTimes < timeWarningsShown { warnDroppedTimes(dropped, terminal: terminal) }
+                        tally.withoutTimes += 1
+                    }
                     for route in piece.routes { try body(route) }
-                    count += piece.routes.count
+                    tally.routes += piece.routes.count
                 }
             } catch {
                 throw failure("error: " + describe(error))
             }
         }
         note(skipped: skipped, invalid: invalid, terminal: terminal)
-        guard count > 0 else { throw failure("error: no routes in " + inputs.joined(separator: ", ")) }
-        return count
+        if tally.withoutTimes > timeWarningsShown {
+            terminal.warning("\(tally.withoutTimes - timeWarningsShown) more route(s) read without their times")
+        }
+        guard tally.routes > 0 else { throw failure("error: no routes in " + inputs.joined(separator: ", ")) }
+        return tally
+    }
+
+    /// One route read without its times: where its first unusable time is, why, and how to refuse such files.
+    static func warnDroppedTimes(_ problem: InputError, terminal: Terminal) {
+        terminal.warning("\(problem); the route is read without times (--times strict refuses it)")
+    }
+
+    /// `inputs` with each folder replaced by the route files in it (by their extensions,
+    /// `InputFormat.fileExtensions`), in the order of their names, hidden ones left out; files and stores are kept
+    /// as given. Subfolders are not searched: a built pyramid's metadata.json is no route file.
+    static func files(of inputs: [String]) throws -> [String] {
+        let known = InputFormat.fileExtensions
+        var files: [String] = []
+        for input in inputs {
+            var isFolder: ObjCBool = false
+            guard !RouteStores.isStore(input), FileManager.default.fileExists(atPath: input, isDirectory: &isFolder),
+                  isFolder.boolValue else {
+                files.append(input)
+                continue
+            }
+            let base = URL(fileURLWithPath: input)
+            let found = ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? [])
+                .filter { name in
+                    var isSubfolder: ObjCBool = false
+                    return !name.hasPrefix(".") && known.contains(URL(fileURLWithPath: name).pathExtension.lowercased())
+                        && FileManager.default.fileExists(atPath: base.appendingPathComponent(name).path,
+                                                          isDirectory: &isSubfolder) && !isSubfolder.boolValue
+                }
+                .sorted()
+            guard !found.isEmpty else {
+                throw failure("error: \(input): a folder with no route files (" + known.sorted().joined(separator: ", ") + ")")
+            }
+            files += found.map { base.appendingPathComponent($0).path }
+        }
+        return files
     }
 
     /// A reading error as the commands print it: the library's, with the flag that names a format when it could

@@ -23,7 +23,7 @@ struct SeedCommand: AsyncParsableCommand {
             --follow-seconds or --follow-tiles.
             """)
 
-    @Argument(help: "Route files or route stores (needed for the route cover and for --output).", completion: .file())
+    @Argument(help: "Route files, folders of them, or route stores (needed for the route cover and for --output).", completion: .file())
     var inputs: [String] = []
 
     @OptionGroup(title: "Reading")
@@ -146,7 +146,7 @@ struct SeedCommand: AsyncParsableCommand {
         var tiler: RouteTiler?
         if !inputs.isEmpty && (tileList == nil && bbox == nil || output != nil) {
             let routes = try await RouteInputs.read(inputs, format: reading.inputFormat, options: reading.readOptions,
-                                              terminal: terminal)
+                                              terminal: terminal).routes
             tiler = RouteTiler(routes: routes, options: options)
         }
         var all: Set<TileID>

@@ -30,7 +30,7 @@ struct ServeCommand: AsyncParsableCommand {
             SIGINT or SIGTERM stops the server after the requests in flight.
             """)
 
-    @Argument(help: "Route files to serve (any format `build` reads); with --store, loaded into it. Default: the bundled samples (none with --store).", completion: .file())
+    @Argument(help: "Route files or folders of them to serve (any format `build` reads); with --store, loaded into it. Default: the bundled samples (none with --store).", completion: .file())
     var inputs: [String] = []
 
     @Option(help: ArgumentHelp("Route store: a SQLite file (created when missing), postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=…] (without a password: PGPASSWORD's, else ~/.pgpass's), or memory (lost at exit).",
@@ -268,7 +268,7 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             let files = inputs.isEmpty ? try Self.bundledSamples() : inputs
             let routes = try await RouteInputs.read(files, format: reading.inputFormat, options: reading.readOptions,
-                                                    terminal: Terminal(quiet: false))
+                                                    terminal: Terminal(quiet: false)).routes
             backend = .routes(routes, options: tiling.tilingOptions)
             name = inputs.count == 1 ? BuildCommand.defaultName(for: inputs[0]) : "routes"
         }
@@ -328,7 +328,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if !inputs.isEmpty {
             let routes = try await RouteInputs.read(inputs, format: reading.inputFormat, options: reading.readOptions,
-                                                    terminal: terminal)
+                                                    terminal: terminal).routes
             do {
                 let summary = try await RouteStoreImport.load(routes, into: opened)
                 terminal.note("\(opened.displayName): \(summary.counts)")

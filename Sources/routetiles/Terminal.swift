@@ -23,6 +23,12 @@ struct Terminal: Sendable {
         FileHandle.standardError.write(Data(("note: " + text + "\n").utf8))
     }
 
+    /// Something in the input that was worked around (a route read without its times): the command goes on.
+    func warning(_ text: String) {
+        guard !quiet else { return }
+        FileHandle.standardError.write(Data(("warning: " + text + "\n").utf8))
+    }
+
     /// A progress callback that redraws one line: tiles done, tiles/s, elapsed time, current zoom.
     func progressReporter(started: Date) -> (@Sendable (BuildProgress) -> Void)? {
         guard !quiet, interactive else { return nil }
@@ -40,9 +46,12 @@ struct Terminal: Sendable {
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 
-    func summary(routes: Int, points: Int, statistics: BuildStatistics, seconds: Double, output: String) {
+    func summary(routes: Int, withoutTimes: Int = 0, points: Int, statistics: BuildStatistics, seconds: Double,
+                 output: String) {
         guard !quiet else { return }
-        var text = "\(routes) routes, \(points) points → \(statistics.tiles) tiles, \(Self.bytes(statistics.bytes)) "
+        var text = "\(routes) routes"
+        if withoutTimes > 0 { text += " (\(withoutTimes) read without their times)" }
+        text += ", \(points) points → \(statistics.tiles) tiles, \(Self.bytes(statistics.bytes)) "
         text += String(format: "in %.2f s (%.0f tiles/s)\n", seconds, seconds > 0 ? Double(statistics.tiles) / seconds : 0)
         for z in statistics.tilesPerZoom.keys.sorted() {
             let count = statistics.tilesPerZoom[z] ?? 0

@@ -212,7 +212,8 @@ import RouteTilesCoreTestSupport
 @Suite struct CSVTimesTests {
     let t0: Int64 = 1_373_414_403_000 // 2013-07-10T00:00:03Z
 
-    func error(_ text: String, options: ReadOptions = ReadOptions()) -> String? {
+    /// The error of a strict read (`--times strict`).
+    func error(_ text: String, options: ReadOptions = ReadOptions(times: .strict)) -> String? {
         inputError { _ = try readCSV(text, options: options) }?.description
     }
 
@@ -247,7 +248,7 @@ import RouteTilesCoreTestSupport
             == "t.csv:1: missing column: no 'at' in header (found: lat, lon, time, when)")
         #expect(error(text) == "t.csv:2:3: time 'junk' is not an ISO 8601 date-time (2026-11-27T14:05:00Z) or Unix "
                 + "seconds; --time-column none reads no times")
-        #expect(error(text, options: ReadOptions(timeColumn: "TIME"))
+        #expect(error(text, options: ReadOptions(times: .strict, timeColumn: "TIME"))
             == "t.csv:2:3: time 'junk' is not an ISO 8601 date-time (2026-11-27T14:05:00Z) or Unix seconds")
     }
 
@@ -262,8 +263,34 @@ import RouteTilesCoreTestSupport
         #expect(sorted.times == [t0, t0, t0 + 1000, t0 + 2000])
         // With --skip-invalid the route with partial times is left out and counted.
         let skipped = try readCSV("route,lat,lon,time\na,1,2,1373414403\nb,1,2,\nb,5,6,\na,3,4,\n",
-                                  options: ReadOptions(skipInvalid: true))
+                                  options: ReadOptions(skipInvalid: true, times: .strict))
         #expect(skipped.routes.map(\.id) == [.string("b")] && skipped.invalid.count == 1)
+    }
+
+    /// By default (`--times keep`) no row is lost to its time: each route whose times cannot be used is read
+    /// without them, and its first problem, the error a strict read gives, is its warning.
+    @Test func byDefaultUnusableTimesAreDroppedWithTheStrictErrorAsTheWarning() throws {
+        let files = [
+            "object_id,timestamp,longitude,latitude\nship1,2013-07-10 00:00:03,-71.0,42.0\nship1,2013-07-10 00:00:04,-71.1,42.1\n",
+            "lat,lon,time\n1,2,junk\n3,4,1373414404\n",
+            "route,lat,lon,time\na,1,2,1373414403\nb,1,2,\nb,5,6,\na,3,4,\n",
+            "lat,lon,time\n1,1,1373414405\n2,2,1373414403\n",
+            "lat,lon,time\n1,1,-2147483648\n2,2,-2147483648\n",
+        ]
+        for text in files {
+            let strictError = try #require(error(text), "\(text)")
+            let kept = try readCSV(text)
+            #expect(kept.droppedTimes.map(\.description) == [strictError], "\(text)")
+            #expect(kept.invalid.isEmpty && kept.routes.allSatisfy { $0.pointCount == 2 })
+            // Route b has no times at all: nothing of it is dropped.
+            #expect(kept.routes.filter { $0.times != nil }.isEmpty, "\(text)")
+        }
+        // One placeholder instant on every row is dropped too; strict keeps it, as it always did.
+        let placeholder = "lat,lon,time\n1,1,0\n2,2,0\n3,3,0\n"
+        #expect(try readCSV(placeholder).routes.first?.times == nil)
+        #expect(try readCSV(placeholder).droppedTimes.first?.description
+            == "t.csv:2:3: all 3 rows have the same time 1970-01-01T00:00:00Z, a placeholder rather than when they were")
+        #expect(try readCSV(placeholder, options: ReadOptions(times: .strict)).routes.first?.times == [0, 0, 0])
     }
 
     @Test func randomRowOrdersReadInTimeOrder() throws {

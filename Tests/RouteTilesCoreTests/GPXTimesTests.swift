@@ -10,7 +10,7 @@ import RouteTilesCoreTestSupport
         try GPXReader.read(Array(text.utf8), file: "t.gpx", options: options)
     }
 
-    func readError(_ text: String, options: ReadOptions = ReadOptions()) -> String? {
+    func readError(_ text: String, options: ReadOptions = ReadOptions(times: .strict)) -> String? {
         inputError { _ = try read(text, options: options) }?.description
     }
 
@@ -48,7 +48,7 @@ import RouteTilesCoreTestSupport
         #expect(ignored.routes.first { $0.kind == .point }?.properties == [Property("name", .string("w"))])
     }
 
-    @Test func partialBackwardsAndUnreadableTimesAreErrorsAtThePoint() throws {
+    @Test func partialBackwardsAndUnreadableTimesAreErrorsAtThePointWhenStrict() throws {
         let partial = """
         <gpx><trk><trkseg>
         <trkpt lat="1" lon="1"><time>2026-11-27T14:05:00Z</time></trkpt>
@@ -71,8 +71,54 @@ import RouteTilesCoreTestSupport
         """
         #expect(readError(unreadable)
             == "t.gpx:2:24: time '27/11/2026' is not an ISO 8601 date-time (2026-11-27T14:05:00Z) or Unix seconds")
-        let skipped = try read(unreadable, options: ReadOptions(skipInvalid: true))
+        let skipped = try read(unreadable, options: ReadOptions(skipInvalid: true, times: .strict))
         #expect(skipped.routes.count == 1 && skipped.invalid.count == 1)
+        // By default the same problems drop the track's times, and say so at the same place.
+        for text in [partial, backwards, unreadable] {
+            let kept = try read(text)
+            let strictError = try #require(readError(text))
+            #expect(kept.routes.count == (text == unreadable ? 2 : 1) && kept.invalid.isEmpty)
+            #expect(kept.routes.allSatisfy { $0.times == nil })
+            #expect(kept.droppedTimes.map(\.description) == [strictError])
+        }
+    }
+
+    /// A device without a clock (Mojstrovka.gpx, a real file): every point carries 1901-12-13T20:45:52Z, the smallest
+    /// 32-bit Unix time, with seven digits of fraction. Its geometry is read, without times, and a bad waypoint time
+    /// leaves the waypoint without its `time`.
+    @Test func aDevicesPlaceholderTimeDropsTheTimesNotTheTrack() throws {
+        let points = (0..<184).map { i in
+            "  <trkpt lat=\"46.\(4300 + i)\" lon=\"13.\(7400 + i)\"><ele>\(1600 + i)</ele>"
+                + "<time>1901-12-13T20:45:52.2073437Z</time></trkpt>"
+        }
+        let text = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx version="1.1" creator="x">
+        <wpt lat="46.44" lon="13.75"><time>1901-12-13T20:45:52Z</time><name>top</name></wpt>
+        <trk><name>Mojstrovka</name><trkseg>
+        \(points.joined(separator: "\n"))
+        </trkseg></trk>
+        <trk><name>clocked</name><trkseg>
+        <trkpt lat="1" lon="1"><time>2026-11-27T14:05:00Z</time></trkpt><trkpt lat="2" lon="2"><time>2026-11-27T14:05:01Z</time></trkpt>
+        </trkseg></trk></gpx>
+        """
+        let result = try read(text)
+        let tracks = result.routes.filter { $0.kind == .line }
+        #expect(tracks.map(\.pointCount) == [184, 2])
+        #expect(tracks[0].times == nil && tracks[1].times == [t0, t0 + 1000])
+        #expect(result.routes.first { $0.kind == .point }?.properties == [Property("name", .string("top"))])
+        #expect(result.droppedTimes.map(\.description) == [
+            "t.gpx:3:30: time '1901-12-13T20:45:52Z' is outside 1970-01-01 to 9999-12-31",
+            "t.gpx:5:53: time '1901-12-13T20:45:52.2073437Z' is outside 1970-01-01 to 9999-12-31",
+        ])
+        // Strict stops at the first, as before.
+        #expect(readError(text) == "t.gpx:3:30: time '1901-12-13T20:45:52Z' is outside 1970-01-01 to 9999-12-31")
+        // A placeholder inside the range (1970-01-01 on every point) is no time either.
+        let epoch = text.replacingOccurrences(of: "1901-12-13T20:45:52.2073437Z", with: "1970-01-01T00:00:00Z")
+        let dropped = try read(epoch).droppedTimes.map(\.description)
+        #expect(dropped.last == "t.gpx:5:3: all 184 trkpts have the same time 1970-01-01T00:00:00Z, a placeholder "
+            + "rather than when they were")
+        #expect(try read(epoch).routes.filter { $0.kind == .line }.map { $0.times == nil } == [true, false])
     }
 
     @Test func aDroppedSegmentTakesItsTimesWithIt() throws {

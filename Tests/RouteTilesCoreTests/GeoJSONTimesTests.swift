@@ -9,7 +9,8 @@ import RouteTilesCoreTestSupport
         try RouteReader.read(bytes: Array(text.utf8), name: "t.geojson", format: .geojson, options: options)
     }
 
-    func readError(_ text: String, options: ReadOptions = ReadOptions()) -> String? {
+    /// The error of a strict read (`--times strict`).
+    func readError(_ text: String, options: ReadOptions = ReadOptions(times: .strict)) -> String? {
         inputError { _ = try read(text, options: options) }?.description
     }
 
@@ -46,7 +47,7 @@ import RouteTilesCoreTestSupport
         }
     }
 
-    @Test func badTimesAreErrorsNamingTheFeatureAndThePosition() {
+    @Test func badTimesAreErrorsNamingTheFeatureAndThePositionWhenStrict() {
         #expect(readError(feature(line, properties: #"{"coordTimes":[1,2]}"#))
             == "t.geojson: feature 0: properties.coordTimes has 2 times for 3 positions")
         #expect(readError(feature(multi, properties: #"{"coordTimes":[[1,2],[3,"yesterday",5]]}"#))
@@ -66,6 +67,28 @@ import RouteTilesCoreTestSupport
                 + "(1970-01-01T00:00:04Z, 1970-01-01T00:00:03Z)")
         #expect(readError(feature(line, properties: #"{"coordTimes":"x"}"#))
             == "t.geojson: feature 0: properties.coordTimes must be an array of times, found a string")
+    }
+
+    /// By default the feature is read, its geometry whole, without times; the strict error is the warning.
+    @Test func byDefaultBadTimesDropTheTimesNotTheFeature() throws {
+        let cases = [
+            (line, #"{"coordTimes":[1,2]}"#), (multi, #"{"coordTimes":[[1,2],[3,"yesterday",5]]}"#),
+            (line, #"{"coordTimes":[1,null,3]}"#), (line, #"{"coordTimes":[1,3,2]}"#),
+            (line, #"{"coordTimes":[1,2,3],"coordinateProperties":{"times":[1,2,4]}}"#),
+            (line, #"{"coordTimes":["1901-12-13T20:45:52Z","1901-12-13T20:45:53Z","1901-12-13T20:45:54Z"]}"#),
+        ]
+        for (geometry, properties) in cases {
+            let text = feature(geometry, properties: properties)
+            let strictError = try #require(readError(text))
+            let kept = try read(text)
+            #expect(kept.routes.count == 1 && kept.routes[0].times == nil && kept.invalid.isEmpty, "\(properties)")
+            #expect(kept.routes[0].pointCount == (geometry == line ? 3 : 5))
+            #expect(kept.droppedTimes.map(\.description) == [strictError], "\(properties)")
+        }
+        let placeholder = try read(feature(line, properties: #"{"coordTimes":[0,0,0]}"#))
+        #expect(placeholder.routes.first?.times == nil)
+        #expect(placeholder.droppedTimes.map(\.description) == ["t.geojson: feature 0: properties.coordTimes: all 3 "
+            + "positions have the same time 1970-01-01T00:00:00Z, a placeholder rather than when they were"])
     }
 
     @Test func zonelessTextNeedsTheTimeZoneOption() throws {
@@ -153,8 +176,12 @@ import RouteTilesCoreTestSupport
             point(2, 2, #"{"route":7,"t":1795788300}"#),
             point(3, 3, #"{"route":7,"t":1795788301}"#),
         ]
-        #expect(inputError { _ = try readStream(lines, options: ReadOptions(pointsAsTracks: true)) }?.description
+        #expect(inputError { _ = try readStream(lines, options: ReadOptions(times: .strict, pointsAsTracks: true)) }?.description
             == "t.ndjson:2: point time 2026-11-27T14:05:00Z is before the one before it (2026-11-27T14:05:02Z)")
+        let kept = try readStream(lines, options: ReadOptions(pointsAsTracks: true))
+        #expect(kept.routes.map(\.pointCount) == [3] && kept.routes[0].times == nil)
+        #expect(kept.droppedTimes.map(\.description)
+            == ["t.ndjson:2: point time 2026-11-27T14:05:00Z is before the one before it (2026-11-27T14:05:02Z)"])
         let sorted = try readStream(lines, options: ReadOptions(orderByTime: true, pointsAsTracks: true))
         let route = try #require(sorted.routes.first)
         #expect(route.id == .number(7))
@@ -162,18 +189,26 @@ import RouteTilesCoreTestSupport
         #expect(route.times == [t0, t0 + 1000, t0 + 2000])
     }
 
-    @Test func aTrackWithSomeUntimedPointsNamesBothLines() {
+    @Test func aTrackWithSomeUntimedPointsNamesBothLines() throws {
         let lines = [
             point(1, 1, #"{"route":"x","time":"2026-11-27T14:05:00Z"}"#),
             point(2, 2, #"{"route":"x"}"#),
         ]
-        #expect(inputError { _ = try readStream(lines, options: ReadOptions(pointsAsTracks: true)) }?.description
+        let strict = ReadOptions(times: .strict, pointsAsTracks: true)
+        #expect(inputError { _ = try readStream(lines, options: strict) }?.description
             == "t.ndjson:2: point has no time, but the point at line 1 of this route has one")
         let bad = [point(1, 1, #"{"time":"soon"}"#), point(2, 2, #"{"time":"2026-11-27T14:05:00Z"}"#)]
-        #expect(inputError { _ = try readStream(bad, options: ReadOptions(pointsAsTracks: true)) }?.description
+        #expect(inputError { _ = try readStream(bad, options: strict) }?.description
             == "t.ndjson:1: properties.time: 'soon' is not an ISO 8601 date-time (2026-11-27T14:05:00Z) or Unix seconds")
-        let skipped = try? readStream(bad, options: ReadOptions(skipInvalid: true, pointsAsTracks: true))
+        let skipped = try? readStream(bad, options: ReadOptions(skipInvalid: true, times: .strict, pointsAsTracks: true))
         #expect(skipped?.routes.isEmpty == true)
         #expect(skipped?.invalid.count == 1)
+        // By default both tracks are read, without times, each with its warning.
+        let kept = try readStream(lines, options: ReadOptions(pointsAsTracks: true))
+        let keptBad = try readStream(bad, options: ReadOptions(pointsAsTracks: true))
+        #expect(kept.routes.map(\.pointCount) == [2] && keptBad.routes.map(\.pointCount) == [2])
+        #expect((kept.routes + keptBad.routes).allSatisfy { $0.times == nil })
+        #expect(keptBad.droppedTimes.map(\.description)
+            == ["t.ndjson:1: properties.time: 'soon' is not an ISO 8601 date-time (2026-11-27T14:05:00Z) or Unix seconds"])
     }
 }
