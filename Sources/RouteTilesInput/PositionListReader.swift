@@ -85,7 +85,7 @@ package enum PositionListReader {
     /// The points appended to many routes at once: a JSON object whose members map route ids to point lists,
     /// `{"veh-1": [[lon, lat], …], "veh-2": […]}`, in the object's order. A point list that is not one (or holds
     /// a position out of range) is that id's problem; a body that is not such an object throws, naming the line
-    /// and column, and so does an id given twice (which of its lists was meant cannot be told).
+    /// and column, and so does an id given twice (which of its lists was meant cannot be told) or an empty id.
     package static func readBatch(_ bytes: [UInt8], file: String, filter: FixFilter = FixFilter(),
                                   latest: Int64? = nil) throws -> [(key: String, points: Result<PositionList, Problem>)] {
         try bytes.withUnsafeBufferPointer { buffer throws -> [(key: String, points: Result<PositionList, Problem>)] in
@@ -100,6 +100,8 @@ package enum PositionListReader {
                 var object = try scanner.enterObject()
                 while let key = try scanner.nextKey(in: &object) {
                     let at = scanner.offset
+                    // The document's propertyNames: minLength 1. An empty id names no route: the whole body is refused.
+                    guard !key.isEmpty else { throw scanner.error("a route id is empty; an id has at least one character", at: at) }
                     let list = try readList(&scanner, filter: filter, latest: latest)
                     guard seen.insert(key).inserted else {
                         throw scanner.error("route id '\(key)' is given twice", at: at)

@@ -136,6 +136,8 @@ import RouteTilesTestSupport
                 (#"[[2.3, 48.8]]"#, "expected an object"),
                 (#"{"veh-1": [[2.4, 48.9]], "veh-1": [[2.5, 48.9]]}"#, "given twice"),
                 (#"{"veh-1": [[2.4, 48.9]], "veh-2": }"#, "request body:1:"),
+                // The document's propertyNames minLength 1: an empty id refuses the request, not just itself.
+                (#"{"veh-1": [[2.4, 48.9]], "": ""}"#, "request body:1:29: a route id is empty"),
             ]
             for (text, words) in wholeRefusals {
                 let refusedWhole = try await server.request(.POST, "/routes/points", headers: auth, body: Array(text.utf8))
