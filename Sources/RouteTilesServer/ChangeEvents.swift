@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import RouteTiles
+import RouteTilesAccess
 import ServiceLifecycle
 import Synchronization
 
@@ -10,9 +11,11 @@ import Synchronization
 /// hundreds of thousands of tiles: written per stream, through `JSONEncoder`, it held the threads every request needs.
 ///
 /// Where reads are private, the event also knows each route's group, and a reader limited to some groups gets its
-/// own frame (`frame(for:)`): only the ids of its groups; the tiles when every id is of its groups, else no tile and
-/// the whole world as a subtree (refresh everything), since the tiles of one change are not told apart by route;
-/// and no event at all when none of the ids is of its groups.
+/// own frame (`frame(for:sealing:)`): only the ids of its groups; the tiles when every id is of its groups, else no
+/// tile and the whole world as a subtree (refresh everything), since the tiles of one change are not told apart by
+/// route; and no event at all when none of the ids is of its groups. Its frame has no generation and no sequence,
+/// and its id is the sequence sealed (`SealedSequence`): both count the changes of every group, and the gap between
+/// two of its events would tell it how often the other groups change.
 struct ChangeEvent: Sendable {
     var sequence: Int64
     /// `event: change`, the `id` and one `data` line of JSON, as the stream writes it.
@@ -32,34 +35,41 @@ struct ChangeEvent: Sendable {
         self.groups = groups
         self.tiles = tiles
         self.subtrees = subtrees
-        frame = Self.frame(sequence: sequence, generation: generation, ids: ids, tiles: tiles, subtrees: subtrees)
+        frame = Self.frame(id: String(sequence), counters: (generation, sequence), ids: ids, tiles: tiles,
+                           subtrees: subtrees)
     }
 
-    static func frame(sequence: Int64, generation: UInt64, ids: [String], tiles: [TileID], subtrees: [TileID]) -> ByteBuffer {
+    /// The event as written: `counters` (generation and sequence) only for a reader of every group.
+    static func frame(id: String, counters: (generation: UInt64, sequence: Int64)?, ids: [String], tiles: [TileID],
+                      subtrees: [TileID]) -> ByteBuffer {
         var data = JSONObjectWriter()
-        data.integer("generation", generation)
+        if let counters { data.integer("generation", counters.generation) }
         data.strings("ids", ids)
-        data.integer("sequence", sequence)
+        if let counters { data.integer("sequence", counters.sequence) }
         if !subtrees.isEmpty { data.tiles("subtrees", subtrees) }
         data.tiles("tiles", tiles)
         var frame = ByteBuffer()
-        frame.reserveCapacity(data.bytes.count + 48)
-        frame.writeString("event: change\nid: \(sequence)\ndata: ")
+        frame.reserveCapacity(data.bytes.count + 48 + id.utf8.count)
+        frame.writeString("event: change\nid: \(id)\ndata: ")
         frame.writeBytes(data.finished)
         frame.writeString("\n\n")
         return frame
     }
 
-    /// The frame a reader of `scope` gets; nil when the change is of none of its routes.
-    func frame(for scope: GroupScope) -> ByteBuffer? {
+    /// The frame a reader of `scope` gets; nil when the change is of none of its routes. A reader limited to some
+    /// groups gets its own, with the id sealed by `sealer`.
+    func frame(for scope: GroupScope, sealing sealer: SealedSequence) -> ByteBuffer? {
         if scope.isAll { return frame }
         guard let groups else { return nil }
         var visible: [String] = []
         for (id, group) in zip(ids, groups) where group.map(scope.contains) == true { visible.append(id) }
         guard !visible.isEmpty else { return nil }
-        if visible.count == ids.count { return frame }
+        let id = sealer.seal(sequence)
+        if visible.count == ids.count {
+            return Self.frame(id: id, counters: nil, ids: ids, tiles: tiles, subtrees: subtrees)
+        }
         let world = TileID(z: 0, x: 0, y: 0)
-        return Self.frame(sequence: sequence, generation: generation, ids: visible, tiles: [], subtrees: [world])
+        return Self.frame(id: id, counters: nil, ids: visible, tiles: [], subtrees: [world])
     }
 }
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import RouteTiles
+import RouteTilesAccess
 
 /// `GET /events`: every change this server applies, as server-sent events (`text/event-stream`).
 ///
@@ -14,14 +15,19 @@ import RouteTiles
 /// - Event ids are store sequences, the same on every replica of a store, so a client that reconnects to another
 ///   replica with `Last-Event-ID` is told what it missed.
 /// - A comment every `heartbeat` keeps proxies from closing an idle stream.
-/// - A reader whose credential reads some groups only gets the events of their routes (`ChangeEvent.frame(for:)`),
-///   and a `resync` that names no ids (refresh everything).
+/// - A reader whose credential reads some groups only gets the events of their routes
+///   (`ChangeEvent.frame(for:sealing:)`), and a `resync` that names no ids (refresh everything). Its events carry no
+///   generation and no sequence, and their ids are sealed (`SealedSequence`): each counts the changes of every
+///   group. A sealed id given back as `Last-Event-ID` resumes on this server; one it cannot open (another replica's,
+///   this server's before a restart) gets a `resync`.
 struct EventsEndpoint: Sendable {
     static let heartbeat = Duration.seconds(15)
 
     let sync: LiveRouteSync
     /// The open streams, which the reader of the live changes feeds (`LiveChangeConsumer`).
     let events: ChangeEvents
+    /// Seals the ids of limited readers' events, with a key of this server's.
+    let sealer = SealedSequence()
 
     var operations: [APIOperation] {
         [APIOperation(.get, PathPattern("/events"), "streamEvents") { request, context in
@@ -34,16 +40,25 @@ struct EventsEndpoint: Sendable {
         // Subscribed before the position is read: no change falls between the two.
         let stream = events.subscribe()
         let reached = sync.status.applied
-        let generation = sync.routes.snapshot.generation
-        let lastSeen = request.headers[.lastEventID].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        let limited = !groups.isAll
+        // A limited reader sees no counter: no generation, no sequence, and a sealed id.
+        let generation = limited ? nil : sync.routes.snapshot.generation
+        let sequence = limited ? nil : reached
+        let id = limited ? sealer.seal(reached) : String(reached)
+        let lastSeen = request.headers[.lastEventID].map { text -> Int64 in
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            // An id that does not open (or is no number) says only that the reader missed something: resync.
+            return (limited ? sealer.open(trimmed) : Int64(trimmed)) ?? Int64.min
+        }
         var opening: String
         if let lastSeen, lastSeen < reached {
             // The feed's keys carry no group: a limited reader refreshes everything it sees.
-            let ids = groups.isAll ? await Self.changedKeys(after: lastSeen, upTo: reached, store: sync.store) : nil
-            opening = Self.event("resync", id: reached,
-                                 data: EventData.Resync(generation: generation, ids: ids, sequence: reached))
+            let ids = limited || lastSeen == Int64.min
+                ? nil : await Self.changedKeys(after: lastSeen, upTo: reached, store: sync.store)
+            opening = Self.event("resync", id: id,
+                                 data: EventData.Resync(generation: generation, ids: ids, sequence: sequence))
         } else {
-            opening = Self.event("hello", id: reached, data: EventData.Hello(generation: generation, sequence: reached))
+            opening = Self.event("hello", id: id, data: EventData.Hello(generation: generation, sequence: sequence))
         }
         let first = "retry: 2000\n" + opening
         var headers: HTTPFields = [:]
@@ -52,7 +67,7 @@ struct EventsEndpoint: Sendable {
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
         let body = ResponseBody { writer in
             try await writer.write(ByteBuffer(string: first))
-            try await Self.stream(stream, after: reached, groups: groups, into: &writer)
+            try await Self.stream(stream, after: reached, groups: groups, sealer: sealer, into: &writer)
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: headers, body: body)
@@ -60,7 +75,7 @@ struct EventsEndpoint: Sendable {
 
     /// Writes every event after `sequence`, with heartbeats, until the stream ends.
     private static func stream(_ stream: AsyncStream<ChangeEvent>, after sequence: Int64, groups: GroupScope,
-                               into writer: inout any ResponseBodyWriter) async throws {
+                               sealer: SealedSequence, into writer: inout any ResponseBodyWriter) async throws {
         // Events and heartbeats wait here while the client reads slowly; past the events' own bound the stream ends
         // (the client comes back with Last-Event-ID and is told to resync) rather than dropping an event unseen.
         let (ticks, tick) = AsyncStream.makeStream(of: ChangeEvent?.self, bufferingPolicy: .bufferingOldest(1024))
@@ -85,7 +100,7 @@ struct EventsEndpoint: Sendable {
                 try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
                 continue
             }
-            guard event.sequence > sequence, let frame = event.frame(for: groups) else { continue }
+            guard event.sequence > sequence, let frame = event.frame(for: groups, sealing: sealer) else { continue }
             try await writer.write(frame)
         }
     }
@@ -107,7 +122,7 @@ struct EventsEndpoint: Sendable {
     }
 
     /// One event in the text/event-stream format: `event`, `id` and one `data` line of JSON.
-    static func event<Data: Encodable>(_ name: String, id: Int64, data: Data) -> String {
+    static func event<Data: Encodable>(_ name: String, id: String, data: Data) -> String {
         // Integers and strings only: the encoding cannot fail.
         let json = (try? JSONBody.bytes(data)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         return "event: \(name)\nid: \(id)\ndata: \(json)\n\n"

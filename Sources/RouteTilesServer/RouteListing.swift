@@ -26,7 +26,8 @@ final class RouteListing: Sendable {
 
     /// The listing as JSON: `{"generation": g, "routes": [...]}`; only the entries of `keys` (and of the routes
     /// whose steps are among them) when it is given, and of the routes of `groups` when it is given (a reader
-    /// whose credential reads those groups: the others are left out as if they did not exist).
+    /// whose credential reads those groups: the others are left out as if they did not exist, and so is the
+    /// generation, which counts their changes too).
     /// The positions of routes are read from the store (the live set does not keep them), only for the summaries
     /// not kept yet and for steps; throws what the store throws, and an encoding error for a length that is not a
     /// finite number.
@@ -37,7 +38,8 @@ final class RouteListing: Sendable {
         if whole, let cached = cached.withLock({ $0 }), cached.generation == generation { return cached.body }
         if let groups { routes.removeAll { !groups.contains(RouteGroup.of($0.route.properties)) } }
         let entries = try await self.entries(of: routes, sync: sync, keys: keys, whole: whole)
-        let body = try JSONBody.bytes(RouteListAnswer(generation: generation, routes: entries)) + [0x0a]
+        let body = try JSONBody.bytes(RouteListAnswer(generation: groups == nil ? generation : nil, routes: entries))
+            + [0x0a]
         if whole { cached.withLock { $0 = Cached(generation: generation, body: body) } }
         return body
     }

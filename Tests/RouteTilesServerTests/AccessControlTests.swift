@@ -105,6 +105,10 @@ import Testing
             #expect((list["routes"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["veh-17"], "\(list)")
             let otherList = try await server.get("/routes", headers: others).json
             #expect((otherList["routes"] as? [[String: Any]])?.compactMap { $0["id"] as? String }.sorted() == ["veh-18", "veh-19"])
+            // No generation for a limited reader: it counts every group's changes. A reader of all gets it.
+            #expect(list["generation"] == nil && otherList["generation"] == nil, "\(list)")
+            let everything = Self.bearer(try await TestTokens.hs256(read: ["*"]))
+            #expect(try await server.get("/routes", headers: everything).json["generation"] != nil)
             // Another group's route is answered as one that does not exist, to the byte.
             let hidden = try await server.get("/routes/veh-18", headers: acme)
             let missing = try await server.get("/routes/veh-99", headers: acme)
@@ -183,7 +187,10 @@ import Testing
             let acmeToken = try await TestTokens.hs256(read: ["acme"])
             let stream = try await EventStreamReader(url: server.base + "/events?access_token=\(acmeToken)")
             #expect(stream.status == 200)
-            #expect(try await stream.next()?.name == "hello")
+            let hello = try #require(try await stream.next())
+            // No counter of every group's changes: no generation, no sequence, and an id that is no number.
+            #expect(hello.name == "hello" && hello.json.isEmpty && hello.id == nil, "\(hello)")
+            let helloID = try #require(hello.rawID)
             let full = Self.bearer(Self.writeToken)
             let fix = Array(#"[[2.3601, 48.8501]]"#.utf8)
             // Another group's change: nothing. Then acme's: its ids and tiles. Then both in one batch: acme's id,
@@ -203,6 +210,37 @@ import Testing
             let deleted = try #require(try await stream.next())
             #expect(deleted.json["ids"] as? [String] == ["veh-17"], "\(deleted.data)")
             stream.close()
+            for event in [own, mixed, deleted] {
+                #expect(event.json["generation"] == nil && event.json["sequence"] == nil && event.id == nil, "\(event)")
+            }
+            // Sealed ids differ even for one sequence, and say nothing of their order.
+            let again = try await EventStreamReader(url: server.base + "/events?access_token=\(acmeToken)")
+            let hello2 = try #require(try await again.next())
+            again.close()
+            #expect(Set([helloID, own.rawID, mixed.rawID, deleted.rawID, hello2.rawID]).count == 5)
+            // Given back, a sealed id resumes: behind, a resync that names no id; current, a hello.
+            let behind = try await EventStreamReader(url: server.base + "/events?access_token=\(acmeToken)",
+                                                     lastEventText: helloID)
+            let resync = try #require(try await behind.next())
+            behind.close()
+            #expect(resync.name == "resync" && resync.data == #"{"ids":null}"#, "\(resync)")
+            let current = try await EventStreamReader(url: server.base + "/events?access_token=\(acmeToken)",
+                                                      lastEventText: deleted.rawID)
+            #expect(try await current.next()?.name == "hello")
+            current.close()
+            // A plain sequence, or an id sealed elsewhere, opens to nothing: resync.
+            for text in ["3", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"] {
+                let unknown = try await EventStreamReader(url: server.base + "/events?access_token=\(acmeToken)",
+                                                          lastEventText: text)
+                #expect(try await unknown.next()?.name == "resync", "\(text)")
+                unknown.close()
+            }
+            // A reader of every group still gets the counters.
+            let everything = try await TestTokens.hs256(read: ["*"])
+            let all = try await EventStreamReader(url: server.base + "/events?access_token=\(everything)")
+            let allHello = try #require(try await all.next())
+            all.close()
+            #expect(allHello.json["generation"] != nil && allHello.id != nil, "\(allHello)")
         }
     }
 

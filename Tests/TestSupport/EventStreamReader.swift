@@ -8,7 +8,10 @@ import RouteTilesCoreTestSupport
 package final class EventStreamReader: Sendable {
     package struct Event: Sendable {
         package var name: String
+        /// The id as a sequence number (a reader of every group's ids).
         package var id: Int64?
+        /// The id as sent (a sealed id for a reader limited to some groups).
+        package var rawID: String?
         package var data: String
         package var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any]) ?? [:] }
     }
@@ -27,9 +30,10 @@ package final class EventStreamReader: Sendable {
     private let box = Box()
     private let reader: Task<Void, Never>
 
-    package init(url: String, lastEventID: Int64? = nil) async throws {
+    package init(url: String, lastEventID: Int64? = nil, lastEventText: String? = nil) async throws {
         var request = HTTPClientRequest(url: url)
         if let lastEventID { request.headers.add(name: "Last-Event-ID", value: String(lastEventID)) }
+        if let lastEventText { request.headers.add(name: "Last-Event-ID", value: lastEventText) }
         let response = try await TestServer.client.execute(request, timeout: .seconds(900))
         status = Int(response.status.code)
         contentType = response.headers.first(name: "Content-Type")
@@ -54,10 +58,13 @@ package final class EventStreamReader: Sendable {
 
     /// One block of lines; nil for a comment (a heartbeat) or a block with no data.
     package static func parse(_ block: String) -> Event? {
-        var event = Event(name: "message", id: nil, data: "")
+        var event = Event(name: "message", id: nil, rawID: nil, data: "")
         for line in block.split(separator: "\n") where !line.hasPrefix(":") {
             if line.hasPrefix("event: ") { event.name = String(line.dropFirst(7)) }
-            if line.hasPrefix("id: ") { event.id = Int64(line.dropFirst(4)) }
+            if line.hasPrefix("id: ") {
+                event.rawID = String(line.dropFirst(4))
+                event.id = Int64(line.dropFirst(4))
+            }
             if line.hasPrefix("data: ") { event.data += String(line.dropFirst(6)) }
         }
         return event.data.isEmpty ? nil : event

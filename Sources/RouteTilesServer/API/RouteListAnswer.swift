@@ -1,8 +1,9 @@
 import RouteTiles
 
-/// `GET /routes` (`RouteList` in `openapi.json`): the routes in feature order, at the generation shown.
+/// `GET /routes` (`RouteList` in `openapi.json`): the routes in feature order, at the generation shown (none for a
+/// reader limited to some groups: it counts every group's changes).
 struct RouteListAnswer: Encodable, Sendable {
-    var generation: UInt64
+    var generation: UInt64?
     var routes: [Entry]
 
     /// One route of the list, as the viewer's list shows it.

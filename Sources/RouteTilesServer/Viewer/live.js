@@ -2,7 +2,9 @@
 //
 // Each change brings the tiles it lists, which are fetched again (their URLs carry the generation, past the
 // browser's cache; see `transformRequest` in map.js), and the routes it names, which are read again for the list.
-// A reconnect sends `Last-Event-ID`; a `resync` answer refreshes what it names, or everything.
+// A reconnect sends `Last-Event-ID`; a `resync` answer refreshes what it names, or everything. A reader limited to
+// some groups gets no generation or sequence (they count every group's changes) and opaque event ids: the event's
+// id then versions the tiles it names.
 /* exported createLiveUpdates */
 
 function createLiveUpdates(viewer, mapView, list, playback) {
@@ -40,20 +42,24 @@ function createLiveUpdates(viewer, mapView, list, playback) {
     viewer.stream = stream;
     stream.onopen = () => status('live', 'live');
     stream.onerror = () => status(stream.readyState === EventSource.CLOSED ? 'offline' : 'reconnecting', 'down');
+    // The generation where the server gives one, else the event's (opaque) id.
+    const versionOf = (e, data) => (data.generation === undefined ? e.lastEventId : data.generation);
+    // The sequence where the server gives one, else the event's (opaque) id.
+    const idOf = (e, data) => (data.sequence === undefined ? e.lastEventId : data.sequence);
     stream.addEventListener('hello', (e) => {
       const data = JSON.parse(e.data);
       viewer.events.push({ type: 'hello', sequence: data.sequence });
       const first = viewer.eventId === null;
-      viewer.eventId = data.sequence;
-      viewer.generation = data.generation;
+      viewer.eventId = idOf(e, data);
+      viewer.generation = versionOf(e, data);
       if (first) list.refreshRoutes(null);
     });
     stream.addEventListener('resync', (e) => {
       const data = JSON.parse(e.data);
       viewer.events.push({ type: 'resync', sequence: data.sequence });
-      viewer.eventId = data.sequence;
-      viewer.generation = data.generation;
-      viewer.allVersion = `${data.sequence}r`;
+      viewer.eventId = idOf(e, data);
+      viewer.generation = versionOf(e, data);
+      viewer.allVersion = `${idOf(e, data)}r`;
       viewer.tileVersion.clear();
       reloadTiles(null);
       list.refreshRoutes(data.ids);
@@ -61,14 +67,14 @@ function createLiveUpdates(viewer, mapView, list, playback) {
     stream.addEventListener('change', (e) => {
       const data = JSON.parse(e.data);
       viewer.events.push({ type: 'change', sequence: data.sequence, ids: data.ids });
-      viewer.eventId = data.sequence;
-      viewer.generation = data.generation;
+      viewer.eventId = idOf(e, data);
+      viewer.generation = versionOf(e, data);
       if (viewer.tileVersion.size > 50000) {
         viewer.tileVersion.clear();
-        viewer.allVersion = data.generation;
+        viewer.allVersion = viewer.generation;
         reloadTiles(null);
       } else {
-        for (const t of data.tiles) viewer.tileVersion.set(t, data.generation);
+        for (const t of data.tiles) viewer.tileVersion.set(t, viewer.generation);
         reloadTiles(new Set(data.tiles));
       }
       list.refreshRoutes(data.ids).then(() => playback.routesChanged(data.ids));
