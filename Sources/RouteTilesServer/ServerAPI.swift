@@ -1,4 +1,10 @@
+import HTTPTypes
 import Hummingbird
+import RouteTilesAccess
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
+}
 
 /// The HTTP API of one server: the dispatch table of its mode, built once from the endpoint families it has, inside
 /// the wrappers every answer goes through (request recording outside, CORS inside it; `AccessControl` around each
@@ -10,10 +16,13 @@ struct ServerAPI: Sendable {
     let tiles: TileEndpoints
     /// The table inside its wrappers.
     private let wrapped: APIOperation.Handler
+    /// Whose `X-Forwarded-For` names the client (`ServerConfiguration.trustedProxies`).
+    private let trustedProxies: TrustedProxies
 
     init(tiles: TileEndpoints, metadata: MetadataEndpoints, live: LiveEndpoints?, cors: CORSHeaders,
-         recorder: RequestRecorder, access: AccessControl) {
+         recorder: RequestRecorder, access: AccessControl, trustedProxies: TrustedProxies = TrustedProxies()) {
         self.tiles = tiles
+        self.trustedProxies = trustedProxies
         // Tiles first: the hot path is one prefix test. `/routes/points` (a write) before `/routes/{id}` (a write
         // too), so that `POST /routes/points` is the batch while `GET /routes/points` reads the route `points`.
         var operations = tiles.operations
@@ -50,9 +59,14 @@ struct ServerAPI: Sendable {
         wrapped = recorder.wrap(cors.wrap { request, context in await table.answer(request, context: context) })
     }
 
-    /// The answer to `request` from `address`, whose path below the mount point is `path`.
+    /// The answer to `request` from `address` (the peer's; the client's is found behind trusted proxies), whose
+    /// path below the mount point is `path`.
     func answer(_ request: Request, path: String, mountPath: String, address: String? = nil) async -> Response {
-        await wrapped(request, APIContext(path: path, mountPath: mountPath, address: address))
+        var client = address
+        if !trustedProxies.isEmpty {
+            client = trustedProxies.client(peer: address, forwardedFor: request.headers[values: .xForwardedFor])
+        }
+        return await wrapped(request, APIContext(path: path, mountPath: mountPath, address: client))
     }
 }
 

@@ -55,6 +55,9 @@ public struct ServerConfiguration: Sendable {
     public var rateLimits = RateLimits()
     /// Where every write is recorded, one JSON line each (`serve --audit-log`); nil for nowhere.
     public var auditLogPath: String?
+    /// The proxies whose `X-Forwarded-For` names the client (`serve --trusted-proxy`), for per-address limits and
+    /// the audit log; none by default (the peer is the client).
+    public var trustedProxies = TrustedProxies()
 
     public struct RateLimits: Sendable {
         /// Writes a minute per credential (a JWT's `sub`, or the token's digest); the write token is not limited.

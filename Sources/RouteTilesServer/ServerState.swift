@@ -75,7 +75,8 @@ final class ServerState: Sendable {
             metadata: MetadataEndpoints(name: name, configuration: configuration, backend: backend, cache: tiles.cache,
                                         rasterCache: tileEndpoints.raster.cache, metrics: metrics, accessLog: accessLog,
                                         access: access),
-            live: live, cors: cors, recorder: recorder, access: access)
+            live: live, cors: cors, recorder: recorder, access: access,
+            trustedProxies: configuration.trustedProxies)
         self.logger = logger
         self.verifier = verifier
         self.configuration = configuration

@@ -43,6 +43,10 @@ struct AccessOptions: ParsableArguments {
                                valueName: "n"))
     var limitAuthFailures = ServerConfiguration.RateLimits().authenticationFailuresPerAddress
 
+    @Option(help: ArgumentHelp("A proxy (load balancer, CDN, Varnish) whose X-Forwarded-For is believed: an address or a network (10.0.0.0/8, fd00::/8); repeat for more. Behind it, the client is the last address of X-Forwarded-For that is not a trusted proxy (nginx's set_real_ip_from, recursive), for --limit-address-writes, --limit-auth-failures and the audit log. Default: none; the peer is the client.",
+                               valueName: "address/bits"))
+    var trustedProxy: [String] = []
+
     @Option(help: ArgumentHelp("Serve HTTPS (HTTP/2 and HTTP/1.1) with this PEM certificate chain, with --tls-key. Reread on SIGHUP and when it changes; new connections use the new one.",
                                valueName: "path"),
             completion: .file())
@@ -63,9 +67,19 @@ struct AccessOptions: ParsableArguments {
             throw ValidationError("--jwt-audience and --jwt-issuer check JWTs: give --jwt-secret-file or --jwks too")
         }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("give --tls-cert and --tls-key together") }
+        _ = try trustedProxies()
         for (name, value) in [("--limit-writes", limitWrites), ("--limit-address-writes", limitAddressWrites),
                               ("--limit-auth-failures", limitAuthFailures)] where value < 0 {
             throw ValidationError("\(name) must not be negative (0: no limit)")
+        }
+    }
+
+    /// `--trusted-proxy`, read.
+    func trustedProxies() throws -> TrustedProxies {
+        do {
+            return try TrustedProxies(trustedProxy)
+        } catch {
+            throw ValidationError("--trusted-proxy: \(error)")
         }
     }
 

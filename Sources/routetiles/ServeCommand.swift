@@ -205,6 +205,7 @@ struct ServeCommand: AsyncParsableCommand {
         c.credentials = credentials
         c.rateLimits = access.rateLimits
         c.auditLogPath = access.auditLog
+        c.trustedProxies = (try? access.trustedProxies()) ?? TrustedProxies()
         c.tlsCertificatePath = access.tlsCert
         c.tlsKeyPath = access.tlsKey
         if let keySource {

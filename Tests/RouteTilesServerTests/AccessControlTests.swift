@@ -408,4 +408,44 @@ import Testing
         let subjects = Set(try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])["sub"] as? String })
         #expect(subjects == ["van-17", "van-18", "write-token"], "\(subjects)")
     }
+
+    /// Behind a trusted proxy (`--trusted-proxy`), per-address limits and the audit log take the client from
+    /// `X-Forwarded-For`; from a peer that is not trusted, the header changes nothing.
+    @Test func behindATrustedProxyLimitsAndTheAuditLogSeeTheClient() async throws {
+        let folder = try TemporaryFolder()
+        let auditPath = folder.path("audit.jsonl")
+        let fix = Array(#"[[2.3601, 48.8501]]"#.utf8)
+        try await TestServer.with(Self.backend, configure: { c in
+            Self.privateServer(&c)
+            c.rateLimits.authenticationFailuresPerAddress = 2
+            c.auditLogPath = auditPath
+            c.trustedProxies = try! TrustedProxies(["127.0.0.0/8"])
+        }) { server in
+            func from(_ client: String, _ credential: String) -> [(String, String)] {
+                Self.bearer(credential) + [("X-Forwarded-For", "6.6.6.6, \(client)")]
+            }
+            for _ in 0..<2 { #expect(try await server.get("/routes", headers: from("198.51.100.7", "bad.to.ken")).status == 401) }
+            // That client is held back; another behind the same proxy is not.
+            #expect(try await server.get("/routes", headers: from("198.51.100.7", Self.writeToken)).status == 429)
+            #expect(try await server.get("/routes", headers: from("198.51.100.8", Self.writeToken)).status == 200)
+            let write = try await server.request(.POST, "/routes/veh-17/points", headers: from("198.51.100.8", Self.writeToken), body: fix)
+            #expect(write.status == 200)
+        }
+        let line = try #require(try String(contentsOfFile: auditPath, encoding: .utf8).split(separator: "\n").first)
+        let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(entry["remote"] as? String == "198.51.100.8", "\(entry)")
+
+        // No proxy trusted: the header is the client's own word, and the peer is what counts.
+        try await TestServer.with(Self.backend, configure: { c in
+            Self.privateServer(&c)
+            c.rateLimits.authenticationFailuresPerAddress = 2
+        }) { server in
+            for client in ["198.51.100.1", "198.51.100.2"] {
+                let failed = try await server.get("/routes", headers: Self.bearer("bad.to.ken") + [("X-Forwarded-For", client)])
+                #expect(failed.status == 401)
+            }
+            let held = try await server.get("/routes", headers: Self.bearer(Self.writeToken) + [("X-Forwarded-For", "198.51.100.3")])
+            #expect(held.status == 429)
+        }
+    }
 }
