@@ -5,7 +5,7 @@
 # its stateful phase. Any server error, any answer that breaks the document (status, content type, headers,
 # schema) or a crash fails the run.
 #
-#   Tests/contract/schemathesis.sh [max-examples]        # ROUTETILES_BIN=… to test another binary
+#   Tests/contract/schemathesis.sh [max-examples]        # 60 by default, as CI runs it; ROUTETILES_BIN=… to test another binary
 #
 # Every check runs (`--checks all`, set in schemathesis.toml as `[checks] enabled = true`), on every operation, in the examples, fuzzing and stateful phases, against a
 # server with its default zooms (0-14): a write of a route across the world, which generated data holds often,
@@ -17,7 +17,7 @@
 # of the tool that would fail CI at random. It was run while the document was written, and what it found is fixed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-examples=${1:-25}
+examples=${1:-60}
 bin=${ROUTETILES_BIN:-$(cd "$root" && swift build --show-bin-path)/routetiles}
 [ -x "$bin" ] || { echo "schemathesis.sh: no routetiles binary at $bin (run swift build)" >&2; exit 1; }
 
