@@ -6,17 +6,17 @@
 #   Benchmarks/scripts/serve_cpu.sh BINARY|nginx [routes|tiles] [seconds] [workdir]
 #
 # Run Benchmarks/scripts/serve_vs_nginx.sh once first (it writes the pyramid, the hot set, the wrk script and
-# nginx.conf).
+# nginx.conf). HOT_LIST=FILE takes another hot set; LOG_LEVEL=info serves with the access log, as by default.
 set -euo pipefail
 bin=$1; mode=${2:-routes}; seconds=${3:-8}; work=${4:-/dev/shm/routetiles-bench}
-export HOT_LIST=$work/hot.txt
+export HOT_LIST=${HOT_LIST:-$work/hot.txt}
 port=18330
 if [ "$bin" = nginx ]; then
   nginx -c "$work/nginx.conf" -p "$work" 2>/dev/null; port=18081; sleep 0.5
   pids=$(pgrep -f "nginx: worker")
 else
   if [ "$mode" = tiles ]; then args=(--tiles "$work/serve-pyramid"); else args=("$work/routes-1000000.geojson"); fi
-  "$bin" serve "${args[@]}" --port $port --log-level warning 2>/dev/null &
+  "$bin" serve "${args[@]}" --port $port --log-level "${LOG_LEVEL:-warning}" 2>/dev/null &
   pids=$!
 fi
 stop() { if [ "$bin" = nginx ]; then nginx -c "$work/nginx.conf" -p "$work" -s stop 2>/dev/null; else kill $pids; wait $pids 2>/dev/null || true; fi; }
