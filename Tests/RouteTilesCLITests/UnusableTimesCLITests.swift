@@ -12,15 +12,11 @@ import RouteTilesTestSupport
     func tracks(in tmp: TemporaryFolder) throws -> String {
         let folder = tmp.path("tracks")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let points = (0..<184).map { i in
-            "  <trkpt lat=\"46.\(4300 + i)\" lon=\"13.\(7400 + i)\"><ele>\(1600 + i)</ele>"
-                + "<time>1901-12-13T20:45:52.2073437Z</time></trkpt>"
-        }
         let placeholder = """
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx version="1.1" creator="x">
             <trk><name>Mojstrovka</name><trkseg>
-            \(points.joined(separator: "\n"))
+            \(ClocklessGPX.trackPoints())
             </trkseg></trk></gpx>
             """
         let clocked = """

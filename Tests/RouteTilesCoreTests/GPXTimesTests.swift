@@ -87,16 +87,12 @@ import RouteTilesCoreTestSupport
     /// 32-bit Unix time, with seven digits of fraction. Its geometry is read, without times, and a bad waypoint time
     /// leaves the waypoint without its `time`.
     @Test func aDevicesPlaceholderTimeDropsTheTimesNotTheTrack() throws {
-        let points = (0..<184).map { i in
-            "  <trkpt lat=\"46.\(4300 + i)\" lon=\"13.\(7400 + i)\"><ele>\(1600 + i)</ele>"
-                + "<time>1901-12-13T20:45:52.2073437Z</time></trkpt>"
-        }
         let text = """
         <?xml version="1.0" encoding="UTF-8"?>
         <gpx version="1.1" creator="x">
         <wpt lat="46.44" lon="13.75"><time>1901-12-13T20:45:52Z</time><name>top</name></wpt>
         <trk><name>Mojstrovka</name><trkseg>
-        \(points.joined(separator: "\n"))
+        \(ClocklessGPX.trackPoints())
         </trkseg></trk>
         <trk><name>clocked</name><trkseg>
         <trkpt lat="1" lon="1"><time>2026-11-27T14:05:00Z</time></trkpt><trkpt lat="2" lon="2"><time>2026-11-27T14:05:01Z</time></trkpt>
