@@ -27,6 +27,12 @@ end
 LUA
 export HOT_LIST="$work/hot.txt"
 
+# Helpers of the scripts that serve the hot set (HOT_LIST, which a script may point at another list, and $seconds):
+# wait_for URL (up to a minute), warm BASE_URL (every hot tile fetched once), rps BASE_URL (wrk's requests/s).
+wait_for() { for _ in $(seq 600); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
+warm() { while read -r p; do curl -s -o /dev/null -H 'Accept-Encoding: gzip' "$1/tiles/$p"; done < "$HOT_LIST"; }
+rps() { wrk -t2 -c64 -d"${seconds}s" -s "$work/hot.lua" "$1" | awk '/Requests\/sec/ {print $2}'; }
+
 nginx_conf() { # NAME ACCESS_LOG_DIRECTIVE: nginx serving the pyramid's tiles as static files, config in $work/NAME.conf
   cat > "$work/$1.conf" <<CONF
 worker_processes 2;

@@ -18,9 +18,6 @@ points=${1:-1000000}; seconds=${2:-10}; rounds=${3:-3}; work=${4:-/dev/shm/route
 . Benchmarks/scripts/hot_tiles.sh
 nginx_port=18181; serve_port=18182
 
-wait_for() { for _ in $(seq 200); do curl -sf -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer from $1" >&2; exit 1; }
-warm() { while read -r p; do curl -s -o /dev/null -H 'Accept-Encoding: gzip' "$1/tiles/$p"; done < "$work/hot.txt"; }
-rps() { wrk -t2 -c64 -d"${seconds}s" -s "$work/hot.lua" "$1" | awk '/Requests\/sec/ {print $2}'; }
 trap 'nginx -c "$work/nginx-log.conf" -p "$work" -s stop 2>/dev/null || true; kill $(jobs -p) 2>/dev/null || true' EXIT
 
 run_nginx() { # label, access_log directive
