@@ -31,6 +31,13 @@ extension LiveRouteSet {
         {
             try tilers.tile(z: z, x: x, y: y, window: window, groups: groups)
         }
+
+        /// The uncompressed MVT of WorldCRS84Quad tile `tile` (EPSG:4326), cut to `window` and of the routes of
+        /// `groups` when given, as the Web Mercator tiles are; nil when no route has a feature in it or `tile` names
+        /// no tile (`CRS84TileID.isValid`).
+        public func tile(_ tile: CRS84TileID, window: TimeWindow? = nil, groups: GroupScope? = nil) -> [UInt8]? {
+            tilers.tile(tile, window: window, groups: groups)
+        }
     }
 
     /// What a change did.

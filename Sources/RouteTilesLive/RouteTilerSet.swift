@@ -74,7 +74,19 @@ package struct RouteTilerSet: Sendable {
               groups: GroupScope? = nil) throws(TileAddressError) -> [UInt8]? {
         let id = TileID(z: z, x: x, y: y)
         guard id.isValid else { throw TileAddressError(tile: id) }
-        let box = WebMercator.bounds(of: id, extent: options.extent, buffer: options.buffer)
+        return tile(TileFrame(tile: id, options: options), window: window, groups: groups)
+    }
+
+    /// The uncompressed MVT of WorldCRS84Quad tile `tile`, as `tile(z:x:y:window:groups:)` gives a Web Mercator
+    /// one; nil when no route has a feature in it or `tile` names no tile (`CRS84TileID.isValid`).
+    func tile(_ tile: CRS84TileID, window: TimeWindow? = nil, groups: GroupScope? = nil) -> [UInt8]? {
+        guard tile.isValid else { return nil }
+        return self.tile(TileFrame(tile: tile, options: options), window: window, groups: groups)
+    }
+
+    /// The tile `frame` frames, cut from the tilers whose routes meet its box.
+    private func tile(_ frame: TileFrame, window: TimeWindow?, groups: GroupScope?) -> [UInt8]? {
+        let box = frame.box
         var layers = layerNames.map { VectorLayerBuilder(name: $0, extent: UInt32(options.extent)) }
         var added = 0
         for c in tree.search(box) {
@@ -82,20 +94,20 @@ package struct RouteTilerSet: Sendable {
             let global = chunkLayerMaps[c]
             for i in chunk.search(box) where groups?.contains(chunk.groups[i]) ?? true {
                 let tiler = chunk.tilers[i]
-                let spans = tiler.spans(for: id)
+                let spans = tiler.spans(meeting: box)
                 guard !spans.isEmpty else { continue }
                 var cutter = tiler.makeCutter()
                 cutter.window = window
                 let local = chunk.layerMaps[i]
                 if let only = tiler.onlyLayerSlot {
                     // One layer: cut straight into the shared builder.
-                    added += cutter.cut(id, spans: spans, into: &layers[global[local[only]]])
+                    added += cutter.cut(frame, spans: spans, into: &layers[global[local[only]]])
                 } else {
                     // Several: lend the tiler the shared builders in its own order, then take them back.
                     let map = local.map { global[$0] }
                     var own = map.map { layers[$0] }
                     for slot in map { layers[slot] = VectorLayerBuilder(name: "", extent: 0) }
-                    added += cutter.cut(id, spans: spans, into: &own)
+                    added += cutter.cut(frame, spans: spans, into: &own)
                     for (k, slot) in map.enumerated() { layers[slot] = own[k] }
                 }
             }
@@ -109,8 +121,8 @@ package struct RouteTilerSet: Sendable {
             for c in tree.search(box) {
                 let chunk = chunks[c]
                 for (i, position) in chunk.positions.enumerated()
-                where groups?.contains(chunk.groups[i]) ?? true && position?.add(to: &layers[slot], tile: id, box: box, extent: options.extent, scratch: &scratch,
-                                   properties: &properties) == true {
+                where groups?.contains(chunk.groups[i]) ?? true && position?.add(to: &layers[slot], frame: frame, scratch: &scratch,
+                                                                                properties: &properties) == true {
                     added += 1
                 }
             }

@@ -42,7 +42,7 @@ struct ServerAPI: Sendable {
                                      message: "this server serves a finished tileset; nothing changes"))
         }
         operations += metadata.operations
-        operations += OGCTilesEndpoints(metadata: metadata, tiles: tiles,
+        operations += OGCTilesEndpoints(metadata: metadata, tiles: tiles, offered: OGCTileMatrixSet.offered(by: metadata.backend),
                                         positionLayer: metadata.backend.live?.routes.options.positionLayer).operations
         operations = operations.map { operation in
             switch AccessRule.of(operation.id) {

@@ -53,7 +53,35 @@ struct TileEndpoints: Sendable {
     /// A tile, its 304 or 204, or the error that explains why not: the tile of the routes of the groups the
     /// reader's grant reads (every group where reads are public).
     func tile(_ request: Request, path: Substring, grant: AccessGrant) async -> Response {
-        let groups = grant.read
+        await tile(request, grant: grant, grid: .webMercator) { variant in
+            if case let .raster(id, scale) = TileRequestPath.parse(path) {
+                return (true, await raster.answer(id, scale: scale, variant: variant, isHead: request.method == .head,
+                                                  ifNoneMatch: request.headers[.ifNoneMatch]))
+            }
+            return (false, await responder.answer(
+                path: path, variant: variant, isHead: request.method == .head,
+                acceptsGzip: GzipAcceptance.allowsGzip(request.headers[.acceptEncoding]), ifNoneMatch: request.headers[.ifNoneMatch]))
+        }
+    }
+
+    /// Tile `id` of `grid` (a checked address), its vector tile or, with `raster`, its PNG at 1x, as `tile(_:path:grant:)`
+    /// answers: the OGC API's tiles.
+    func tile(_ request: Request, _ id: TileID, grid: TileGrid, raster isRaster: Bool, grant: AccessGrant) async -> Response {
+        await tile(request, grant: grant, grid: grid) { variant in
+            if isRaster {
+                return (true, await raster.answer(id, scale: 1, variant: variant, isHead: request.method == .head,
+                                                  ifNoneMatch: request.headers[.ifNoneMatch]))
+            }
+            return (false, await responder.answer(
+                id, variant: variant, isHead: request.method == .head,
+                acceptsGzip: GzipAcceptance.allowsGzip(request.headers[.acceptEncoding]), ifNoneMatch: request.headers[.ifNoneMatch]))
+        }
+    }
+
+    /// What every tile answer shares: the window of `from` and `to` (400 when malformed) and the reader's groups make
+    /// the variant, `answer` decides (and says whether it is a raster tile), and the decision is written as HTTP.
+    private func tile(_ request: Request, grant: AccessGrant, grid: TileGrid,
+                      answer: (TileVariant) async -> (isRaster: Bool, answer: TileAnswer<ByteBuffer>)) async -> Response {
         let window: TimeWindow?
         do {
             let query = request.uri.queryParameters
@@ -61,19 +89,7 @@ struct TileEndpoints: Sendable {
         } catch {
             return HTTPAnswers.error(.badRequest, error.description)
         }
-        let variant = TileVariant(window: window, groups: groups)
-        let isRaster: Bool
-        let answer: TileAnswer<ByteBuffer>
-        if case let .raster(id, scale) = TileRequestPath.parse(path) {
-            isRaster = true
-            answer = await raster.answer(id, scale: scale, variant: variant, isHead: request.method == .head,
-                                         ifNoneMatch: request.headers[.ifNoneMatch])
-        } else {
-            isRaster = false
-            answer = await responder.answer(
-                path: path, variant: variant, isHead: request.method == .head,
-                acceptsGzip: GzipAcceptance.allowsGzip(request.headers[.acceptEncoding]), ifNoneMatch: request.headers[.ifNoneMatch])
-        }
+        let (isRaster, answer) = await answer(TileVariant(window: window, groups: grant.read, grid: grid))
         guard answer.isTile else {
             var headers: HTTPFields = [:]
             if answer.status == .serviceUnavailable {

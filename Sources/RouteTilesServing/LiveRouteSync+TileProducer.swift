@@ -24,6 +24,15 @@ extension LiveRouteSync: TileProducer {
 
     /// A variant of the tile (a window, some groups) cut from the current snapshot, uncompressed.
     public func tileBytes(_ id: TileID, variant: TileVariant) throws -> [UInt8]? {
-        try routes.snapshot.tile(z: id.z, x: id.x, y: id.y, window: variant.window, groups: variant.groups)
+        switch variant.grid {
+        case .webMercator:
+            return try routes.snapshot.tile(z: id.z, x: id.x, y: id.y, window: variant.window, groups: variant.groups)
+        case .worldCRS84Quad:
+            return routes.snapshot.tile(CRS84TileID(z: id.z, row: id.y, column: id.x), window: variant.window,
+                                        groups: variant.groups)
+        }
     }
+
+    /// Live routes cut tiles of WorldCRS84Quad too.
+    public var cutsEveryGrid: Bool { true }
 }

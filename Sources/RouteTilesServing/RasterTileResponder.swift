@@ -52,8 +52,8 @@ public struct RasterTileResponder<Bytes: TileBytes>: Sendable {
         } else {
             do {
                 png = entry.isEmpty
-                    ? try renderer.png(of: DecodedTile(), zoom: id.z, scale: scale)
-                    : try renderer.png(ofVectorTile: entry.gzip.tileByteArray, zoom: id.z, scale: scale)
+                    ? try renderer.png(of: DecodedTile(), zoom: variant.grid.widthZoom(id.z), scale: scale)
+                    : try renderer.png(ofVectorTile: entry.gzip.tileByteArray, zoom: variant.grid.widthZoom(id.z), scale: scale)
             } catch {
                 return TileAnswer(status: .internalServerError, message: "cannot draw tile \(id): \(error)",
                                   logMessage: "raster tile \(id)@\(scale)x: \(error)")

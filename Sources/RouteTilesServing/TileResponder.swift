@@ -36,6 +36,13 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
         case let .malformed(reason), let .outOfRange(reason): return TileAnswer(status: .badRequest, message: reason)
         case let .outsideGrid(reason): return TileAnswer(status: .notFound, message: reason)
         }
+        return await answer(id, variant: variant, isHead: isHead, acceptsGzip: acceptsGzip, ifNoneMatch: ifNoneMatch)
+    }
+
+    /// The answer to a `GET` or `HEAD` of tile `id` of `variant` (of its grid: a Web Mercator `TileID`, or a
+    /// WorldCRS84Quad tile whose column and row are its x and y), an address already checked.
+    public func answer(_ id: TileID, variant: TileVariant = TileVariant(), isHead: Bool, acceptsGzip: Bool,
+                       ifNoneMatch: String?) async -> TileAnswer<Bytes> {
         let entry: TileCache<Bytes>.Entry
         switch await Self.entry(id, variant: variant, of: service) {
         case let .found(found): entry = found
@@ -70,6 +77,8 @@ public struct TileResponder<Bytes: TileBytes>: Sendable {
             return .refused(TileAnswer(status: .badRequest, message: unavailable.description))
         } catch let unavailable as GroupsUnavailable {
             return .refused(TileAnswer(status: .forbidden, message: unavailable.description))
+        } catch let unavailable as GridUnavailable {
+            return .refused(TileAnswer(status: .notFound, message: unavailable.description))
         } catch {
             return .refused(TileAnswer(status: .internalServerError, message: "cannot produce tile \(id): \(error)",
                                        logMessage: "tile \(id): \(error)"))

@@ -113,12 +113,15 @@ public final class TileService<Bytes: TileBytes>: Sendable {
     /// `GroupsUnavailable` for a finished tileset.
     public func variantTile(_ id: TileID, variant: TileVariant) async throws -> TileCache<Bytes>.Entry {
         if variant.isDefault { return try await tile(id) }
+        let generation = backend.generation
+        var keyed = variant
+        if keyed.grid != .webMercator { keyed.generation = generation }
+        let variant = keyed
         if let hit = variantCache.get(id, variant) {
             observer.cacheHit()
             return hit
         }
         observer.cacheMiss()
-        let generation = backend.generation
         let (entry, _) = try await variantFlights.run(VariantFlightKey(tile: id, variant: variant, generation: generation)) {
             [self] in
             let entry = try await limiter.run { [self] in try generate(id, variant: variant) }

@@ -109,7 +109,7 @@ import RouteTilesTestSupport
             #expect(try await server.get("/ogc/tiles/WebMercatorQuad/14/x/0").status == 400)
             #expect(try await server.get("/ogc/tiles/WebMercatorQuad/3/8/0").status == 404)
             #expect(try await server.get("/ogc/tiles/WebMercatorQuad/25/0/0").status == 404)
-            #expect(try await server.get("/ogc/tiles/WorldCRS84Quad/3/0/0").status == 404)
+            #expect(try await server.get("/ogc/tiles/WorldMercatorWGS84Quad/3/0/0").status == 404)
 
             // A live append changes the OGC tiles it touches, and no tile of a route 0.03° east.
             let far = try #require(routes[3].parts[0].map { WebMercator.tile(containing: $0, zoom: 14) }.first { $0 != tile })
@@ -124,6 +124,91 @@ import RouteTilesTestSupport
             let changedPNG = try await server.get(mapPath, headers: [("If-None-Match", png.header("ETag") ?? "")])
             #expect(changedPNG.status == 200)
             #expect(try await server.get(farPath, headers: [("If-None-Match", farTag)]).status == 304)
+        }
+    }
+
+    /// WorldCRS84Quad beside WebMercatorQuad, for live routes: its definition, a tileset whose limits hold the routes,
+    /// tiles cut for their rectangle of longitude and latitude (a route's positions where their degrees put them),
+    /// drawn as PNGs, changing when the routes change; a finished tileset offers WebMercatorQuad alone.
+    @Test func worldCRS84QuadTilesAreCutForTheirLongitudeAndLatitude() async throws {
+        let routes = Sample.parisRoutes(count: 4, points: 80)
+        var options = TestServer.options()
+        options.simplification = 0
+        try await TestServer.with(.routes(routes, options: options), configure: { $0.writeToken = Self.token }) { server in
+            let base = server.base
+            let sets = try Self.object(try await server.get("/ogc/tileMatrixSets"))["tileMatrixSets"] as? [[String: Any]] ?? []
+            #expect(sets.compactMap { $0["id"] as? String } == ["WebMercatorQuad", "WorldCRS84Quad"])
+            let tms = try Self.object(try await server.get("/ogc/tileMatrixSets/WorldCRS84Quad"))
+            #expect(tms["crs"] as? String == "http://www.opengis.net/def/crs/OGC/1.3/CRS84" && tms["orderedAxes"] as? [String] == ["Lon", "Lat"])
+            let matrices = tms["tileMatrices"] as? [[String: Any]] ?? []
+            #expect(matrices.count == 24 && matrices[0]["matrixWidth"] as? Int == 2 && matrices[0]["matrixHeight"] as? Int == 1)
+            #expect(matrices[0]["cellSize"] as? Double == 0.703125 && matrices[10]["matrixWidth"] as? Int == 2048)
+            // OGC's registered scale denominator of matrix 0 (annex D of 17-083r4).
+            #expect(abs((matrices[0]["scaleDenominator"] as? Double ?? 0) - 279_541_132.014_358_9) < 1e-3)
+            #expect(matrices[0]["pointOfOrigin"] as? [Double] == [-180, 90])
+
+            let list = try Self.object(try await server.get("/ogc/collections/routes/tiles"))
+            let summaries = list["tilesets"] as? [[String: Any]] ?? []
+            #expect(summaries.compactMap { $0["tileMatrixSetURI"] as? String } == [WebMercatorQuad.uri, WorldCRS84Quad.uri])
+            let tileset = try Self.object(try await server.get("/ogc/collections/routes/tiles/WorldCRS84Quad"))
+            #expect(tileset["crs"] as? String == WorldCRS84Quad.crs)
+            #expect(Self.link(tileset, rel: OGCRelation.tilingScheme) == base + "/ogc/tileMatrixSets/WorldCRS84Quad")
+            let template = try #require(Self.links(tileset).first { $0["rel"] as? String == "item" }?["href"] as? String)
+            #expect(template == base + "/ogc/collections/routes/tiles/WorldCRS84Quad/{tileMatrix}/{tileRow}/{tileCol}")
+
+            // The z12 tile of a route's last position: in the limits, and the route's positions in it where their
+            // longitude and latitude put them, within a unit.
+            let last = try #require(routes[0].parts[0].last)
+            let side = 180.0 / 4096
+            let (row, col) = (Int(((90 - last.latitude) / side).rounded(.down)), Int(((last.longitude + 180) / side).rounded(.down)))
+            let limits = tileset["tileMatrixSetLimits"] as? [[String: Any]] ?? []
+            let limit12 = try #require(limits.first { $0["tileMatrix"] as? String == "12" })
+            #expect((limit12["minTileRow"] as? Int ?? .max) <= row && row <= (limit12["maxTileRow"] as? Int ?? -1), "\(limit12)")
+            #expect((limit12["minTileCol"] as? Int ?? .max) <= col && col <= (limit12["maxTileCol"] as? Int ?? -1), "\(limit12)")
+            let path = "/ogc/collections/routes/tiles/WorldCRS84Quad/12/\(row)/\(col)"
+            let tile = try await server.get(path, gzip: false)
+            #expect(tile.status == 200 && tile.header("Content-Type") == "application/vnd.mapbox-vector-tile", "\(tile.status) \(tile.text)")
+            let decoded = try VectorTileDecoder.decode(tile.body)
+            let id = ProjectedRouteSet.featureID(for: routes[0].id, index: 0)
+            let points = try #require(decoded.layer(named: "routes")?.features.first { $0.id == id }).geometry.points
+            let west = Double(col) * side - 180, north = 90 - Double(row) * side
+            let inside = routes[0].parts[0].filter { $0.longitude >= west && $0.longitude < west + side && $0.latitude <= north && $0.latitude > north - side }
+            #expect(!inside.isEmpty)
+            for c in inside {
+                let (ux, uy) = ((c.longitude - west) / side * 4096, (north - c.latitude) / side * 4096)
+                #expect(points.contains { abs(Double($0.x) - ux) <= 1 && abs(Double($0.y) - uy) <= 1 }, "\(c): (\(ux), \(uy))")
+            }
+            #expect(try await server.get("/ogc/tiles/WorldCRS84Quad/12/\(row)/\(col)", gzip: false).body == tile.body)
+            let png = try await server.get("/ogc/collections/routes/map/tiles/WorldCRS84Quad/12/\(row)/\(col)")
+            #expect(png.status == 200 && png.header("Content-Type") == "image/png" && Array(png.body.prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+            #expect(try await server.get("/ogc/map/tiles/WorldCRS84Quad/12/\(row)/\(col)").body == png.body)
+
+            // Outside the matrix of two columns by one row at zoom 0, and of 2^(z+1) by 2^z: 404.
+            #expect(try await server.get("/ogc/tiles/WorldCRS84Quad/0/1/0").status == 404)
+            #expect(try await server.get("/ogc/tiles/WorldCRS84Quad/3/0/16").status == 404)
+            #expect(try await server.get("/ogc/tiles/WorldCRS84Quad/3/0/15").status == 204)
+            #expect(try await server.get("/ogc/tiles/WorldCRS84Quad/24/0/0").status == 404)
+
+            // An append near the last position changes the tile (and its PNG); a tile away from it keeps its tag.
+            let appended = try await server.request(.POST, "/routes/100/points", headers: [("Authorization", "Bearer \(Self.token)")],
+                                                    body: Array("[[\(last.longitude + 0.0001), \(last.latitude + 0.0001)]]".utf8))
+            #expect(appended.status == 200, "\(appended.text)")
+            let changed = try await server.get(path, gzip: false, headers: [("If-None-Match", tile.header("ETag") ?? "")])
+            #expect(changed.status == 200 && changed.body != tile.body)
+            #expect(try await server.get(path, gzip: false, headers: [("If-None-Match", changed.header("ETag") ?? "")]).status == 304)
+            let changedPNG = try await server.get("/ogc/map/tiles/WorldCRS84Quad/12/\(row)/\(col)", headers: [("If-None-Match", png.header("ETag") ?? "")])
+            #expect(changedPNG.status == 200)
+        }
+
+        let (folder, source) = try TestServer.parisTileset()
+        defer { withExtendedLifetime(folder) {} }
+        try await TestServer.with(.tileset(source)) { server in
+            let list = try Self.object(try await server.get("/ogc/collections/routes/tiles"))["tilesets"] as? [[String: Any]] ?? []
+            #expect(list.compactMap { $0["tileMatrixSetURI"] as? String } == [WebMercatorQuad.uri])
+            let refused = try await server.get("/ogc/collections/routes/tiles/WorldCRS84Quad")
+            #expect(refused.status == 404 && refused.text.contains("finished tileset"), "\(refused.text)")
+            #expect(try await server.get("/ogc/tiles/WorldCRS84Quad/0/0/0").status == 404)
+            #expect(try await server.get("/ogc/tileMatrixSets/WorldCRS84Quad").status == 200)
         }
     }
 
@@ -161,6 +246,17 @@ import RouteTilesTestSupport
                 let ids = try VectorTileDecoder.decode(signed.body).layers.flatMap { $0.features.compactMap(\.id) }
                 #expect(!ids.contains(globex) && !ids.isEmpty)
             }
+            // So does WorldCRS84Quad's signed template, for the tile of the same place.
+            let crs84 = try await server.get("/ogc/collections/routes/tiles/WorldCRS84Quad", headers: [("Authorization", "Bearer \(acme)")])
+            let crs84Template = try #require(Self.links(try Self.object(crs84)).first { $0["rel"] as? String == "item" }?["href"] as? String)
+            let place = vans[1].parts[0][3], side = 180.0 / 8192
+            let crs84Tile = TileID(z: 13, x: Int(((place.longitude + 180) / side).rounded(.down)), y: Int(((90 - place.latitude) / side).rounded(.down)))
+            let crs84Signed = try await server.get(String(Self.fill(crs84Template, crs84Tile).dropFirst(server.base.count)), gzip: false)
+            #expect(crs84Signed.status == 200, "\(crs84Signed.status) \(crs84Signed.text)")
+            let crs84IDs = try VectorTileDecoder.decode(crs84Signed.body).layers.flatMap { $0.features.compactMap(\.id) }
+            #expect(!crs84IDs.contains(ProjectedRouteSet.featureID(for: .string("van-2"), index: 1)) && !crs84IDs.isEmpty, "\(crs84IDs)")
+            #expect(try await server.get(String(Self.fill(crs84Template, crs84Tile).dropFirst(server.base.count))
+                .replacingOccurrences(of: "sig=", with: "sig=A")).status == 403)
             // The same tile with the signature changed: 403.
             let forged = Self.fill(template, tile).replacingOccurrences(of: "sig=", with: "sig=A")
             #expect(try await server.get(String(forged.dropFirst(server.base.count))).status == 403)

@@ -4,16 +4,20 @@ import RouteTilesAccess
 
 /// OGC API – Tiles under `/ogc`, for clients that find tiles through the standard rather than an XYZ template
 /// (GDAL's OGCAPI driver, QGIS): the landing page, `/ogc/conformance`, one collection `routes` with its extent,
-/// the tile matrix set `WebMercatorQuad`, the vector tilesets (the collection's and the dataset's, the same tiles)
-/// and the map tilesets of the raster tiles.
+/// the tile matrix sets (`OGCTileMatrixSet`: WebMercatorQuad, and WorldCRS84Quad where routes are cut on demand),
+/// the vector tilesets (the collection's and the dataset's, the same tiles) and the map tilesets of the raster
+/// tiles, in each set.
 ///
-/// Documents are JSON; their links are absolute, under `--public-url` when it is set. A tile here is the XYZ tile of
-/// the same place (`{tileMatrix}/{tileRow}/{tileCol}` is `{z}/{y}/{x}`), answered by `TileEndpoints` with the same
-/// tags, caching, groups and live changes; where reads are private, the tile templates carry the reader's signed
-/// query as `tiles.json` does.
+/// Documents are JSON; their links are absolute, under `--public-url` when it is set. A WebMercatorQuad tile is the
+/// XYZ tile of the same place (`{tileMatrix}/{tileRow}/{tileCol}` is `{z}/{y}/{x}`); a WorldCRS84Quad tile is cut
+/// for its rectangle of longitude and latitude (`CRS84TileID`). Both are answered by `TileEndpoints` with the same
+/// tags, caching, groups, windows and live changes; where reads are private, the tile templates carry the reader's
+/// signed query as `tiles.json` does.
 struct OGCTilesEndpoints: Sendable {
     let metadata: MetadataEndpoints
     let tiles: TileEndpoints
+    /// The tile matrix sets whose tiles the backend gives (`OGCTileMatrixSet.offered(by:)`).
+    let offered: [OGCTileMatrixSet]
     /// The position layer of live routes (points), nil when there is none.
     let positionLayer: String?
 
@@ -46,10 +50,12 @@ struct OGCTilesEndpoints: Sendable {
         operations += APIOperation.page(root + "/tileMatrixSets", "getOGCTileMatrixSets") { request, context in
             tileMatrixSets(base: base(request, context))
         }
-        operations += APIOperation.page(root + "/tileMatrixSets/WebMercatorQuad", "getOGCTileMatrixSet") { request, context in
-            let base = base(request, context)
-            let link = OGCLink(base + root + "/tileMatrixSets/WebMercatorQuad", rel: "self", title: "this definition")
-            return json(WebMercatorQuad.definition(links: [link]))
+        operations += APIOperation.page(root + "/tileMatrixSets/{tileMatrixSetId}", "getOGCTileMatrixSet") { request, context in
+            guard let set = OGCTileMatrixSet(rawValue: String(context.parameters["tileMatrixSetId"] ?? "")) else {
+                return unknownSet(context)
+            }
+            let link = OGCLink(base(request, context) + root + "/tileMatrixSets/" + set.id, rel: "self", title: "this definition")
+            return json(set.definition(links: [link]))
         }
         operations += APIOperation.page(root + "/collections", "getOGCCollections") { request, context in
             collections(base: base(request, context), grant: context.grant)
@@ -63,11 +69,12 @@ struct OGCTilesEndpoints: Sendable {
                 operations += APIOperation.page(list, "getOGC\(scope)\(kind.idPart)Tilesets") { request, context in
                     tilesetList(kind, path: list, base: base(request, context), grant: context.grant)
                 }
-                operations += APIOperation.page(list + "/WebMercatorQuad", "getOGC\(scope)\(kind.idPart)Tileset") {
+                operations += APIOperation.page(list + "/{tileMatrixSetId}", "getOGC\(scope)\(kind.idPart)Tileset") {
                     request, context in
-                    tileset(kind, path: list + "/WebMercatorQuad", base: base(request, context), grant: context.grant)
+                    guard let set = offeredSet(context) else { return unknownSet(context) }
+                    return tileset(kind, set, path: list + "/" + set.id, base: base(request, context), grant: context.grant)
                 }
-                let tile = PathPattern(list + "/WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}")
+                let tile = PathPattern(list + "/{tileMatrixSetId}/{tileMatrix}/{tileRow}/{tileCol}")
                 operations.append(APIOperation(.get, tile, "getOGC\(scope)\(kind.idPart)Tile") { request, context in
                     await self.tile(kind, request, context)
                 })
@@ -79,11 +86,29 @@ struct OGCTilesEndpoints: Sendable {
         return operations
     }
 
-    /// Whether `path` names a tile of the OGC API (`/ogc/…/WebMercatorQuad/{m}/{r}/{c}`), which a signed tile URL
+    /// Whether `path` names a tile of the OGC API (`/ogc/…/{tileMatrixSetId}/{m}/{r}/{c}`), which a signed tile URL
     /// may read as it reads `/tiles/…`.
     static func isTilePath(_ path: String) -> Bool {
-        guard path.hasPrefix(root + "/"), let marker = path.range(of: "/WebMercatorQuad/") else { return false }
-        return path[marker.upperBound...].split(separator: "/", omittingEmptySubsequences: false).count == 3
+        guard path.hasPrefix(root + "/") else { return false }
+        return OGCTileMatrixSet.allCases.contains { set in
+            guard let marker = path.range(of: "/" + set.id + "/") else { return false }
+            return path[marker.upperBound...].split(separator: "/", omittingEmptySubsequences: false).count == 3
+        }
+    }
+
+    /// The set the path's `{tileMatrixSetId}` names, when the backend offers it.
+    func offeredSet(_ context: APIContext) -> OGCTileMatrixSet? {
+        OGCTileMatrixSet(rawValue: String(context.parameters["tileMatrixSetId"] ?? "")).flatMap { offered.contains($0) ? $0 : nil }
+    }
+
+    /// The 404 of a `{tileMatrixSetId}` that names no set offered here.
+    func unknownSet(_ context: APIContext) -> Response {
+        let id = String(context.parameters["tileMatrixSetId"] ?? "")
+        if OGCTileMatrixSet(rawValue: id) != nil {
+            return HTTPAnswers.error(.notFound, "tile matrix set '\(id)' is not offered here: " + GridUnavailable().description)
+        }
+        return HTTPAnswers.error(.notFound, "tile matrix set '\(id)' is not one of "
+            + OGCTileMatrixSet.allCases.map(\.id).joined(separator: ", "))
     }
 
     func base(_ request: Request, _ context: APIContext) -> String {
@@ -109,7 +134,8 @@ struct OGCTilesEndpoints: Sendable {
         let root = base + Self.root
         return json(OGCLandingPage(
             title: metadata.name,
-            description: "Route tiles of \(metadata.name): Mapbox Vector Tiles and PNG map tiles in WebMercatorQuad.",
+            description: "Route tiles of \(metadata.name): Mapbox Vector Tiles and PNG map tiles in "
+                + offered.map(\.id).joined(separator: " and ") + ".",
             links: [
                 OGCLink(root, rel: "self", title: "this document"),
                 OGCLink(base + "/openapi.json", rel: "service-desc", type: "application/vnd.oai.openapi+json;version=3.0",
@@ -129,9 +155,10 @@ struct OGCTilesEndpoints: Sendable {
     func tileMatrixSets(base: String) -> Response {
         let root = base + Self.root
         return json(OGCTileMatrixSetList(
-            tileMatrixSets: [.init(id: WebMercatorQuad.id, title: WebMercatorQuad.title, uri: WebMercatorQuad.uri,
-                                   links: [OGCLink(root + "/tileMatrixSets/WebMercatorQuad", rel: "self",
-                                                   title: "the WebMercatorQuad definition")])],
+            tileMatrixSets: OGCTileMatrixSet.allCases.map { set in
+                .init(id: set.id, title: set.title, uri: set.uri,
+                      links: [OGCLink(root + "/tileMatrixSets/" + set.id, rel: "self", title: "the \(set.id) definition")])
+            },
             links: [OGCLink(root + "/tileMatrixSets", rel: "self", title: "this document")]))
     }
 
@@ -148,7 +175,7 @@ struct OGCTilesEndpoints: Sendable {
             description: "The routes: lines with their properties" + (positionLayer.map { ", and the position of live routes (layer \($0))" } ?? ""),
             dataType: "vector", geometryDimension: 1, vectorType: "Lines",
             extent: .init(spatial: .init(bbox: [bounds], crs: Self.crs84)),
-            crs: [Self.crs84, WebMercatorQuad.crs],
+            crs: [Self.crs84] + offered.filter { $0.crs != Self.crs84 }.map(\.crs),
             links: [
                 OGCLink(path, rel: "self", title: "this collection"),
                 OGCLink(path + "/tiles", rel: OGCRelation.tilesetsVector, title: "vector tilesets"),
@@ -170,23 +197,25 @@ struct OGCTilesEndpoints: Sendable {
 
     func tilesetList(_ kind: Kind, path: String, base: String, grant: AccessGrant) -> Response {
         withTileset(grant) { tileset in
-            let summary = OGCTilesetList.Summary(
-                title: tileset.name + (kind == .map ? " (map tiles)" : ""), dataType: kind.dataType, crs: WebMercatorQuad.crs,
-                tileMatrixSetURI: WebMercatorQuad.uri,
-                links: [
-                    OGCLink(base + path + "/WebMercatorQuad", rel: "self", title: "the tileset in WebMercatorQuad"),
-                    OGCLink(base + Self.root + "/tileMatrixSets/WebMercatorQuad", rel: OGCRelation.tilingScheme,
-                            title: "WebMercatorQuad"),
-                ])
-            return json(OGCTilesetList(links: [OGCLink(base + path, rel: "self", title: "this document")], tilesets: [summary]))
+            let summaries = offered.map { set in
+                OGCTilesetList.Summary(
+                    title: tileset.name + (kind == .map ? " (map tiles)" : ""), dataType: kind.dataType, crs: set.crs,
+                    tileMatrixSetURI: set.uri,
+                    links: [
+                        OGCLink(base + path + "/" + set.id, rel: "self", title: "the tileset in \(set.id)"),
+                        OGCLink(base + Self.root + "/tileMatrixSets/" + set.id, rel: OGCRelation.tilingScheme, title: set.id),
+                    ])
+            }
+            return json(OGCTilesetList(links: [OGCLink(base + path, rel: "self", title: "this document")], tilesets: summaries))
         }
     }
 
-    func tileset(_ kind: Kind, path: String, base: String, grant: AccessGrant) -> Response {
-        withTileset(grant) { tileset(kind, tileset: $0, path: path, base: base, grant: grant) }
+    func tileset(_ kind: Kind, _ set: OGCTileMatrixSet, path: String, base: String, grant: AccessGrant) -> Response {
+        withTileset(grant) { tileset(kind, set, tileset: $0, path: path, base: base, grant: grant) }
     }
 
-    func tileset(_ kind: Kind, tileset: TilesetMetadata, path: String, base: String, grant: AccessGrant) -> Response {
+    func tileset(_ kind: Kind, _ set: OGCTileMatrixSet, tileset: TilesetMetadata, path: String, base: String,
+                 grant: AccessGrant) -> Response {
         let bounds = Self.bounds(of: tileset)
         let zooms = tileset.minZoom...max(tileset.minZoom, tileset.maxZoom)
         let query = metadata.access.signedTileQuery(for: grant).map { "?" + $0 } ?? ""
@@ -207,9 +236,9 @@ struct OGCTilesEndpoints: Sendable {
             title: tileset.name + (kind == .map ? " (map tiles)" : ""),
             description: kind == .vector ? "Mapbox Vector Tiles of the routes"
                 : "The routes drawn as PNG with the look of style.json (256 px; 512 and 768 px at /tiles/{z}/{x}/{y}@2x.png and @3x.png)",
-            dataType: kind.dataType, crs: WebMercatorQuad.crs, tileMatrixSetURI: WebMercatorQuad.uri,
+            dataType: kind.dataType, crs: set.crs, tileMatrixSetURI: set.uri,
             mediaTypes: [kind.mediaType],
-            tileMatrixSetLimits: WebMercatorQuad.limits(bounds: bounds, zooms: zooms),
+            tileMatrixSetLimits: set.limits(bounds: bounds, zooms: zooms),
             boundingBox: .init(lowerLeft: [bounds[0], bounds[1]], upperRight: [bounds[2], bounds[3]], crs: Self.crs84),
             centerPoint: .init(coordinates: [center[0], center[1]], crs: Self.crs84,
                                tileMatrix: String(min(zooms.upperBound, max(zooms.lowerBound, Int(center[2]))))),
@@ -218,8 +247,7 @@ struct OGCTilesEndpoints: Sendable {
                 OGCLink(base + path, rel: "self", title: "this tileset"),
                 OGCLink(base + Self.root + "/collections/" + Self.collection, rel: OGCRelation.geodata,
                         title: "the collection whose features the tiles hold"),
-                OGCLink(base + Self.root + "/tileMatrixSets/WebMercatorQuad", rel: OGCRelation.tilingScheme,
-                        title: "WebMercatorQuad"),
+                OGCLink(base + Self.root + "/tileMatrixSets/" + set.id, rel: OGCRelation.tilingScheme, title: set.id),
                 OGCLink(template, rel: "item", type: kind.mediaType, title: "a tile", templated: true),
             ]))
     }
@@ -234,9 +262,10 @@ struct OGCTilesEndpoints: Sendable {
         }
     }
 
-    /// A tile: `{tileMatrix}/{tileRow}/{tileCol}` checked (whole numbers: else 400; inside the matrix: else 404)
-    /// and answered as the XYZ tile `{z}/{x}/{y}` of the same kind.
+    /// A tile: `{tileMatrixSetId}` offered (else 404), `{tileMatrix}/{tileRow}/{tileCol}` checked (whole numbers:
+    /// else 400; inside the matrix: else 404) and answered as the tile of that grid, of the same kind.
     func tile(_ kind: Kind, _ request: Request, _ context: APIContext) async -> Response {
+        guard let set = offeredSet(context) else { return unknownSet(context) }
         let names = ["tileMatrix", "tileRow", "tileCol"]
         var numbers: [Int] = []
         for name in names {
@@ -247,12 +276,14 @@ struct OGCTilesEndpoints: Sendable {
             numbers.append(n)
         }
         let (z, row, col) = (numbers[0], numbers[1], numbers[2])
-        guard z <= WebMercatorQuad.deepestMatrix else {
-            return HTTPAnswers.error(.notFound, "tile matrix \(z) is not one of WebMercatorQuad's (0–\(WebMercatorQuad.deepestMatrix))")
+        guard z <= set.deepestMatrix else {
+            return HTTPAnswers.error(.notFound, "tile matrix \(z) is not one of \(set.id)'s (0–\(set.deepestMatrix))")
         }
-        guard row < 1 << z, col < 1 << z else {
-            return HTTPAnswers.error(.notFound, "tile row \(row), column \(col) lie outside tile matrix \(z) (0–\((1 << z) - 1))")
+        let (columns, rows) = set.size(z)
+        guard row < rows, col < columns else {
+            return HTTPAnswers.error(.notFound, "tile row \(row), column \(col) lie outside tile matrix \(z) of \(set.id) "
+                + "(rows 0–\(rows - 1), columns 0–\(columns - 1))")
         }
-        return await tiles.tile(request, path: "\(z)/\(col)/\(row)\(kind.ending)"[...], grant: context.grant)
+        return await tiles.tile(request, TileID(z: z, x: col, y: row), grid: set.grid, raster: kind == .map, grant: context.grant)
     }
 }

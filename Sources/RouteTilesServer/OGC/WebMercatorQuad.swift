@@ -1,6 +1,6 @@
 import RouteTiles
 
-/// The one tile matrix set RouteTiles' tiles follow, OGC's `WebMercatorQuad` (OGC Two Dimensional Tile Matrix Set
+/// The tile matrix set RouteTiles' tiles follow, OGC's `WebMercatorQuad` (OGC Two Dimensional Tile Matrix Set
 /// and Tile Set Metadata 2.0, annex D): EPSG:3857, 256-pixel tiles, zoom z a matrix of 2^z × 2^z tiles whose rows
 /// count from the north, so that a tile's `{tileMatrix}/{tileRow}/{tileCol}` is its `{z}/{y}/{x}`.
 enum WebMercatorQuad {
@@ -47,57 +47,4 @@ enum WebMercatorQuad {
                                     minTileCol: range.x.lowerBound, maxTileCol: range.x.upperBound)
         }
     }
-}
-
-/// A tile matrix set's JSON encoding (OGC 17-083r4, `tileMatrixSet.json`), with the members of the 1.0 encoding
-/// beside the 2.0 ones (`type`, `identifier`, `supportedCRS`, `boundingBox`; each matrix's `identifier` and
-/// `topLeftCorner`), which GDAL before 3.8 (Debian 12's 3.6) reads instead.
-struct TileMatrixSetDocument: Encodable {
-    var type = "TileMatrixSetType"
-    var id: String
-    var identifier: String
-    var supportedCRS: String
-    var boundingBox: LegacyBoundingBox
-    var title: String
-    var uri: String
-    var crs: String
-    var orderedAxes: [String]
-    var wellKnownScaleSet: String
-    var tileMatrices: [TileMatrix]
-    var links: [OGCLink]
-}
-
-/// A tile matrix set's bounding box in both encodings: 1.0's `lowerCorner` and `upperCorner` (with its `type`),
-/// 2.0's `lowerLeft` and `upperRight`.
-struct LegacyBoundingBox: Encodable {
-    var type = "BoundingBoxType"
-    var crs: String
-    var lowerCorner: [Double]
-    var upperCorner: [Double]
-    var lowerLeft: [Double]
-    var upperRight: [Double]
-}
-
-/// One zoom of a tile matrix set.
-struct TileMatrix: Encodable {
-    var id: String
-    var identifier: String
-    var scaleDenominator: Double
-    var cellSize: Double
-    var cornerOfOrigin: String
-    var pointOfOrigin: [Double]
-    var topLeftCorner: [Double]
-    var tileWidth: Int
-    var tileHeight: Int
-    var matrixWidth: Int
-    var matrixHeight: Int
-}
-
-/// The rows and columns of one zoom that a tileset has tiles in (`tileMatrixSetLimits`).
-struct TileMatrixLimits: Encodable {
-    var tileMatrix: String
-    var minTileRow: Int
-    var maxTileRow: Int
-    var minTileCol: Int
-    var maxTileCol: Int
 }

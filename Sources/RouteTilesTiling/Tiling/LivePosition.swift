@@ -51,18 +51,16 @@ package struct LivePosition: Sendable {
     /// The keys and types of the position layer's fields, for the tileset's metadata.
     package static let fields = ["bearing": "Number", "fix_time": "Number", "speed": "Number"]
 
-    /// Adds the point to `layer` when it lies in tile `id`'s buffered box `box` (in any world copy); true when it
-    /// was added. `scratch` and `properties` are reused from one position to the next.
-    package func add(to layer: inout VectorLayerBuilder, tile id: TileID, box: MapRect, extent: Int,
-             scratch: inout TileGeometry, properties: inout [Property]) -> Bool {
-        let size = WebMercator.tileSize(zoom: id.z)
+    /// Adds the point to `layer` when it lies in the buffered box of the tile `frame` frames (in any world copy);
+    /// true when it was added. `scratch` and `properties` are reused from one position to the next.
+    package func add(to layer: inout VectorLayerBuilder, frame: TileFrame, scratch: inout TileGeometry,
+                     properties: inout [Property]) -> Bool {
+        let box = frame.box
         for shift in [0.0, -1, 1] {
             let x = point.x + shift * WebMercator.worldSize
             guard x >= box.minX, x <= box.maxX, point.y >= box.minY, point.y <= box.maxY else { continue }
-            let tx = ((x - Double(id.x) * size) / size * Double(extent)).rounded()
-            let ty = ((point.y - Double(id.y) * size) / size * Double(extent)).rounded()
             scratch.removeAll()
-            scratch.appendPart(CollectionOfOne(TilePoint(x: Int32(tx), y: Int32(ty))))
+            scratch.appendPart(CollectionOfOne(frame.quantize(x, point.y)))
             properties.removeAll(keepingCapacity: true)
             if let bearing { properties.append(Property("bearing", .double(bearing))) }
             if let fixTime { properties.append(Property("fix_time", .double(fixTime))) }

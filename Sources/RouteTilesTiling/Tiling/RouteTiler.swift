@@ -132,7 +132,11 @@ public final class RouteTiler: Sendable {
 
     /// The spans of one tile, found through the index.
     package func spans(for tile: TileID) -> [SegmentSpan] {
-        let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
+        spans(meeting: WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer))
+    }
+
+    /// The spans that meet `box` (a tile's buffered box in map points), found through the index.
+    package func spans(meeting box: MapRect) -> [SegmentSpan] {
         var out = SpanList()
         for run in index.runs(meeting: box) {
             SpanFilter.select(CollectionOfOne(run), meeting: box, in: projected, into: &out)
@@ -188,6 +192,16 @@ public final class RouteTiler: Sendable {
         return encode(id, spans: spans(for: id), cutter: &cutter)
     }
 
+    /// The uncompressed MVT of WorldCRS84Quad tile `tile` (`TileFrame`), cut to `window` when one is given; nil
+    /// when no route has a feature in it, or when `tile` names no tile (`CRS84TileID.isValid`).
+    public func tile(_ tile: CRS84TileID, window: TimeWindow? = nil) -> [UInt8]? {
+        guard tile.isValid else { return nil }
+        let frame = TileFrame(tile: tile, options: options)
+        var cutter = makeCutter()
+        cutter.window = window
+        return encode(frame, spans: spans(meeting: frame.box), cutter: &cutter)
+    }
+
     /// `tile(z:x:y:)` of a tile known to be valid.
     func tile(_ id: TileID) -> [UInt8]? {
         var cutter = makeCutter()
@@ -196,14 +210,19 @@ public final class RouteTiler: Sendable {
 
     /// Cuts and encodes one tile from its spans; nil when it holds no feature.
     package func encode(_ tile: TileID, spans: [SegmentSpan], cutter: inout TileCutter) -> [UInt8]? {
+        encode(TileFrame(tile: tile, options: options), spans: spans, cutter: &cutter)
+    }
+
+    /// Cuts and encodes the tile `frame` frames from its spans; nil when it holds no feature.
+    package func encode(_ frame: TileFrame, spans: [SegmentSpan], cutter: inout TileCutter) -> [UInt8]? {
         guard !spans.isEmpty else { return nil }
         if layerNames.count > 1 {
             var layers = layerNames.map { VectorLayerBuilder(name: $0, extent: UInt32(options.extent)) }
-            guard cutter.cut(tile, spans: spans, into: &layers) > 0 else { return nil }
+            guard cutter.cut(frame, spans: spans, into: &layers) > 0 else { return nil }
             return VectorTileBuilder.encode(layers)
         }
         var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
-        guard cutter.cut(tile, spans: spans, into: &layer) > 0 else { return nil }
+        guard cutter.cut(frame, spans: spans, into: &layer) > 0 else { return nil }
         return VectorTileBuilder.encode(CollectionOfOne(layer))
     }
 }

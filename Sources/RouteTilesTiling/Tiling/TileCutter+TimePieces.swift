@@ -17,7 +17,7 @@ extension TileCutter {
     /// time crosses into another piece. Returns the features added.
     mutating func cutInTime(_ route: Int, _ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
                             _ da: Double, _ db: Double, _ ta: Double, _ tb: Double, _ t0: Double, _ t1: Double,
-                            frame: Frame, collapsed: inout Collapsed?,
+                            frame: TileFrame, collapsed: inout Collapsed?,
                             into layer: inout VectorLayerBuilder) -> Int {
         let start = ta + (tb - ta) * t0, end = ta + (tb - ta) * t1
         let length = pieceLength

@@ -50,30 +50,38 @@ package struct TileCutter {
     /// Features of the tile `tile` built from `spans` (in span order), all added to `layer`. Returns how many.
     @discardableResult
     package mutating func cut(_ tile: TileID, spans: [SegmentSpan], into layer: inout VectorLayerBuilder) -> Int {
-        withUnsafeMutablePointer(to: &layer) { one in
-            cut(tile, spans: spans, into: UnsafeMutableBufferPointer(start: one, count: 1), byLayer: false)
-        }
+        cut(TileFrame(tile: tile, options: options), spans: spans, into: &layer)
     }
 
     /// Features of the tile `tile` built from `spans`, each added to the builder of its route's layer
     /// (`layerSlots`).
     @discardableResult
     package mutating func cut(_ tile: TileID, spans: [SegmentSpan], into layers: inout [VectorLayerBuilder]) -> Int {
-        layers.withUnsafeMutableBufferPointer { cut(tile, spans: spans, into: $0, byLayer: true) }
+        cut(TileFrame(tile: tile, options: options), spans: spans, into: &layers)
     }
 
-    /// The one implementation of both: the spans of each route in turn (a route's spans are consecutive) are cut
+    /// Features of the tile framed by `frame` (a Web Mercator or a WorldCRS84Quad tile) built from `spans`, all
+    /// added to `layer`.
+    @discardableResult
+    package mutating func cut(_ frame: TileFrame, spans: [SegmentSpan], into layer: inout VectorLayerBuilder) -> Int {
+        withUnsafeMutablePointer(to: &layer) { one in
+            cut(frame, spans: spans, into: UnsafeMutableBufferPointer(start: one, count: 1), byLayer: false)
+        }
+    }
+
+    /// Features of the tile framed by `frame` built from `spans`, each added to the builder of its route's layer.
+    @discardableResult
+    package mutating func cut(_ frame: TileFrame, spans: [SegmentSpan], into layers: inout [VectorLayerBuilder]) -> Int {
+        layers.withUnsafeMutableBufferPointer { cut(frame, spans: spans, into: $0, byLayer: true) }
+    }
+
+    /// The one implementation of all: the spans of each route in turn (a route's spans are consecutive) are cut
     /// into `layers[0]`, or with `byLayer` into the builder of the route's layer. The builders are reached through
     /// a buffer so that one builder and an array of them take the same path without copying a builder.
-    private mutating func cut(_ tile: TileID, spans: [SegmentSpan], into layers: UnsafeMutableBufferPointer<VectorLayerBuilder>,
+    private mutating func cut(_ frame: TileFrame, spans: [SegmentSpan], into layers: UnsafeMutableBufferPointer<VectorLayerBuilder>,
                               byLayer: Bool) -> Int {
-        let box = WebMercator.bounds(of: tile, extent: options.extent, buffer: options.buffer)
-        let size = WebMercator.tileSize(zoom: tile.z)
-        var frame = Frame(originX: Double(tile.x) * size, originY: Double(tile.y) * size,
-                          scale: Double(options.extent) / size, low: Double(-options.buffer),
-                          high: Double(options.extent + options.buffer))
-        frame.squaredTolerance = options.squaredTolerance(zoom: tile.z)
-        pieceLength = Double(TimePieces.seconds(zoom: tile.z))
+        let box = frame.box
+        pieceLength = Double(TimePieces.seconds(zoom: frame.detailZoom))
         var added = 0
         var index = 0
         while index < spans.count {
@@ -88,7 +96,7 @@ package struct TileCutter {
     }
 
     /// The points of a point route that lie in the buffered tile, as one Point feature.
-    private mutating func cutPoints(_ route: Int, spans: ArraySlice<SegmentSpan>, box: MapRect, frame: Frame,
+    private mutating func cutPoints(_ route: Int, spans: ArraySlice<SegmentSpan>, box: MapRect, frame: TileFrame,
                                     into layer: inout VectorLayerBuilder) -> Int {
         geometry.removeAll()
         geometry.kind = .point
@@ -107,22 +115,6 @@ package struct TileCutter {
         return layer.appendFeature(id: info.featureID, geometry: geometry, properties: featureProperties[route]) ? 1 : 0
     }
 
-    /// How map points become tile units in one tile.
-    struct Frame {
-        var originX: Double
-        var originY: Double
-        var scale: Double
-        var low: Double
-        var high: Double
-        var squaredTolerance: Double = -1
-
-        @inline(__always) func quantize(_ x: Double, _ y: Double) -> TilePoint {
-            let tx = min(max(((x - originX) * scale).rounded(), low), high)
-            let ty = min(max(((y - originY) * scale).rounded(), low), high)
-            return TilePoint(x: Int32(tx), y: Int32(ty))
-        }
-    }
-
     /// The first part of a route that collapsed to one tile unit, kept in case nothing else of the route survives.
     struct Collapsed {
         var point: TilePoint
@@ -133,7 +125,7 @@ package struct TileCutter {
         var piece: Piece?
     }
 
-    private mutating func cutRoute(_ route: Int, spans: ArraySlice<SegmentSpan>, box: MapRect, frame: Frame,
+    private mutating func cutRoute(_ route: Int, spans: ArraySlice<SegmentSpan>, box: MapRect, frame: TileFrame,
                                    into layer: inout VectorLayerBuilder) -> Int {
         if window != nil, !set.routeInfos[route].hasTimes { return 0 }
         if set.routeInfos[route].isPoint {
@@ -217,7 +209,7 @@ package struct TileCutter {
     }
 
     /// Simplifies, quantizes and stores the part in `candidates`, then empties it.
-    mutating func closePart(_ route: Int, frame: Frame, collapsed: inout Collapsed?,
+    mutating func closePart(_ route: Int, frame: TileFrame, collapsed: inout Collapsed?,
                                     into layer: inout VectorLayerBuilder) -> Int {
         defer { candidates.removeAll(keepingCapacity: true) }
         guard let first = candidates.first, let last = candidates.last else { return 0 }
