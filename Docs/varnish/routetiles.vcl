@@ -9,7 +9,8 @@ vcl 4.1;
 #   vector tile's object (the same hash, told apart by x-routetiles-format through Vary), so that the purge of a
 #   vector tile's path, the only one `serve --purge` sends, removes its PNGs too. Window tiles (?from=…&to=…) are passed to the origin, which
 #   caches them and drops them with their tile: no purge could name every window. OGC API tiles
-#   (/ogc/…/WebMercatorQuad/{z}/{row}/{col}) are asked for and stored as their /tiles/ twin, so one purge covers both.
+#   (/ogc/…/WebMercatorQuad/{z}/{row}/{col}) are asked for and stored as their /tiles/ twin, so one purge covers both;
+#   WorldCRS84Quad tiles (/ogc/…/WorldCRS84Quad/…), which no purge names, go to the origin.
 # - Private servers (`serve --read token`): a tile asked for with a credential (Authorization, ?access_token) is
 #   passed to the origin, uncached. A signed tile URL is cached under its whole URL; a purge does not reach it (it
 #   names the path alone), so it lives its max-age (5 s) and is then revalidated with the origin, which checks its
@@ -48,6 +49,11 @@ sub vcl_recv {
         }
         ban("obj.http.x-routetiles-url ~ ^" + regsub(req.url, "\?.*$", ""));
         return (synth(200, "Banned"));
+    }
+    if (req.url ~ "/ogc/(collections/routes/)?(map/)?tiles/WorldCRS84Quad/") {
+        # A WorldCRS84Quad tile (EPSG:4326) covers no XYZ tile's area, so no purge names it: the origin cuts it and
+        # keeps it for the routes' generation.
+        return (pass);
     }
     if (req.url ~ "/ogc/(collections/routes/)?(map/)?tiles/WebMercatorQuad/[0-9]+/[0-9]+/[0-9]+(\?.*)?$") {
         # An OGC API tile is the XYZ tile of the same place ({tileMatrix}/{tileRow}/{tileCol} is {z}/{y}/{x}):
