@@ -31,6 +31,8 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
         -> TileHTTPAnswer?
 
     private let cachedAnswer: CachedAnswer
+    /// The prepared head of the usual answer (`TileHTTPAnswer.prepared`).
+    private let preparedHead: CachedTileHead
     private let serverName: String
     private let handedOn: HandedOnRequests
     private var dates = HTTPDateClock()
@@ -41,8 +43,9 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
     private var passThrough = false
     private var needsFlush = false
 
-    init(cachedAnswer: @escaping CachedAnswer, serverName: String, handedOn: HandedOnRequests) {
+    init(cachedAnswer: @escaping CachedAnswer, preparedHead: CachedTileHead, serverName: String, handedOn: HandedOnRequests) {
         self.cachedAnswer = cachedAnswer
+        self.preparedHead = preparedHead
         self.serverName = serverName
         self.handedOn = handedOn
     }
@@ -115,16 +118,20 @@ final class CachedTileFastPath: ChannelInboundHandler, RemovableChannelHandler {
 
     private func write(_ answer: TileHTTPAnswer, context: ChannelHandlerContext) {
         var head = context.channel.allocator.buffer(capacity: 512)
-        head.writeStaticString("HTTP/1.1 ")
-        head.writeString(String(answer.status.code))
-        head.writeStaticString(" ")
-        head.writeString(answer.status.reasonPhrase)
-        head.writeStaticString("\r\n")
-        for field in answer.headers {
-            head.writeString(field.name.rawName)
-            head.writeStaticString(": ")
-            head.writeString(field.value)
+        if let prepared = answer.prepared {
+            preparedHead.write(etag: prepared.etag, length: prepared.length, isPrivate: prepared.isPrivate, into: &head)
+        } else {
+            head.writeStaticString("HTTP/1.1 ")
+            head.writeString(String(answer.status.code))
+            head.writeStaticString(" ")
+            head.writeString(answer.status.reasonPhrase)
             head.writeStaticString("\r\n")
+            for field in answer.headers {
+                head.writeString(field.name.rawName)
+                head.writeStaticString(": ")
+                head.writeString(field.value)
+                head.writeStaticString("\r\n")
+            }
         }
         head.writeStaticString("Date: ")
         head.writeString(dates.now())

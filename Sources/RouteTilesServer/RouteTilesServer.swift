@@ -43,9 +43,10 @@ public struct RouteTilesServer: Sendable {
         let responder = RouteTilesResponder(api: state.api)
         let tiles = state.api.tiles
         let serverName = "routetiles/\(RouteTilesVersion.string)"
+        let preparedHead = CachedTileHead(tiles: tiles)
         let fastPath: @Sendable (HandedOnRequests) -> CachedTileFastPath = { handedOn in
             CachedTileFastPath(cachedAnswer: { head, bytes, remembered in tiles.cachedAnswer(head, in: bytes, remembered: &remembered) },
-                               serverName: serverName, handedOn: handedOn)
+                               preparedHead: preparedHead, serverName: serverName, handedOn: handedOn)
         }
         let server: HTTPServerBuilder
         if let tls = state.tls {

@@ -161,10 +161,18 @@ struct TileEndpoints: Sendable {
             path: UnsafeRawBufferPointer(rebasing: path[prefix...]), isHead: head.isHead,
             acceptsGzip: head.acceptsGzip, ifNoneMatch: head.ifNoneMatch)
         else { return nil }
-        var answer = TileHTTPAnswer(tile, lastModified: lastModified)
-        if privateReads != nil, !head.isSigned { keepPrivate(&answer) }
         let method: HTTPRequest.Method = head.isHead ? .head : .get
-        cors.add(to: &answer.headers, method: method)
+        let isPrivate = privateReads != nil && !head.isSigned
+        var answer: TileHTTPAnswer
+        if tile.status == .ok, tile.contentEncoding == "gzip", let etag = tile.etag, let length = tile.contentLength {
+            // The usual answer: its head written from bytes prepared once (`CachedTileHead`).
+            answer = TileHTTPAnswer(status: .ok, headers: [:], body: TileHTTPAnswer.body(of: tile),
+                                    prepared: .init(etag: etag, length: length, isPrivate: isPrivate))
+        } else {
+            answer = TileHTTPAnswer(tile, lastModified: lastModified)
+            if isPrivate { keepPrivate(&answer) }
+            cors.add(to: &answer.headers, method: method)
+        }
         metrics.fastAnswers.increment()
         recorder.record(method: method, path: String(decoding: path, as: UTF8.self), status: answer.status.code,
                         bytes: answer.body.readableBytes, started: started)

@@ -10,11 +10,22 @@ struct TileHTTPAnswer {
     var headers: HTTPFields
     /// What is sent after the head: empty for HEAD, 204 and 304.
     var body: ByteBuffer
+    /// For the fast path's usual answer (200, gzip): its tag and length, written into a `CachedTileHead` in place of
+    /// `headers`, which is then empty.
+    var prepared: Prepared?
 
-    init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer) {
+    /// What a 200 gzip answer's head needs beyond what `CachedTileHead` holds.
+    struct Prepared {
+        var etag: String
+        var length: Int
+        var isPrivate: Bool
+    }
+
+    init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer, prepared: Prepared? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.prepared = prepared
     }
 
     /// The head and body of a tile answer (200, 204 or 304): `Cache-Control`, `Vary`, `lastModified` when given

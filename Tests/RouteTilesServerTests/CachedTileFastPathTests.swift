@@ -33,7 +33,7 @@ import RouteTilesTestSupport
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandlers([
             CachedTileFastPath(cachedAnswer: { head, bytes, remembered in state.api.tiles.cachedAnswer(head, in: bytes, remembered: &remembered) },
-                               serverName: "rt", handedOn: handedOn),
+                               preparedHead: CachedTileHead(tiles: state.api.tiles), serverName: "rt", handedOn: handedOn),
             recorder,
             ResponseEndCounter(handedOn),
         ])
