@@ -18,10 +18,25 @@ struct RequestRecorder: Sendable {
         metrics.countRequest(status: status)
         metrics.bytesSent.increment(by: bytes)
         if let accessLog, let started {
-            let elapsed = (ContinuousClock.now - started).components
-            let ms = (Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds / 1_000_000_000_000) / 1000)
-            accessLog.record(method: method.rawValue, path: path(), status: status, bytes: bytes, milliseconds: ms)
+            accessLog.record(method: method.rawValue, path: path().utf8, status: status, bytes: bytes,
+                             milliseconds: Self.milliseconds(since: started))
         }
+    }
+
+    /// `record` of a path read in place from the request's bytes (the fast path's): no string is made of it.
+    func record(method: HTTPRequest.Method, path: UnsafeRawBufferPointer, status: Int, bytes: Int,
+                started: ContinuousClock.Instant?) {
+        metrics.countRequest(status: status)
+        metrics.bytesSent.increment(by: bytes)
+        if let accessLog, let started {
+            accessLog.record(method: method.rawValue, path: path, status: status, bytes: bytes,
+                             milliseconds: Self.milliseconds(since: started))
+        }
+    }
+
+    static func milliseconds(since started: ContinuousClock.Instant) -> Double {
+        let elapsed = (ContinuousClock.now - started).components
+        return Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds / 1_000_000_000_000) / 1000
     }
 
     /// `handler`, counted while in flight and recorded once answered.

@@ -174,7 +174,7 @@ struct TileEndpoints: Sendable {
             cors.add(to: &answer.headers, method: method)
         }
         metrics.fastAnswers.increment()
-        recorder.record(method: method, path: String(decoding: path, as: UTF8.self), status: answer.status.code,
+        recorder.record(method: method, path: path, status: answer.status.code,
                         bytes: answer.body.readableBytes, started: started)
         return answer
     }
