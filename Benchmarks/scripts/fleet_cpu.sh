@@ -10,7 +10,9 @@
 # A FILE.db is removed first (with its -wal and -shm); a postgres URL's routes tables are dropped first (public.routes
 # and its _changes, _imports, _tails), and the WAL a fix (pg_current_wal_lsn over the wrk run, the whole cluster's)
 # is printed as well, with the LSNs, for `pg_waldump --stats=record --start A --end B` in the cluster's pg_wal. Environment: SETTLE (12), DURATION (10), PORT (18600),
-# WORK (/work/bench-fleet, where fleet_appends.sh keeps its files). Alternate two builds to compare them:
+# WORK (/work/bench-fleet, where fleet_appends.sh keeps its files), DRAIN (0): seconds to wait after wrk, idle, then
+# print the CPU a fix again counting them, and the server's RSS before and after (work a build defers past the run,
+# such as freeing the snapshots it replaced, shows there). Alternate two builds to compare them:
 #   for r in 1 2 3; do for b in A B; do Benchmarks/scripts/fleet_cpu.sh $b fleet.db 100; done; done
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,13 +38,20 @@ FLEET_VEHICLES=$vehicles FLEET_THREADS=2 FLEET_BATCH=$batch FLEET_TOKEN=bench-to
   wrk -t2 -c64 -d"${duration}s" --timeout 10s --latency -s Benchmarks/scripts/fleet_appends.lua \
   "http://127.0.0.1:$port" > "$work/fleet_cpu.wrk"
 cpu1=$(cpu_ticks $srv); io1=$(write_bytes $srv)
+drain=${DRAIN:-0} drained=""
+if [ "$drain" -gt 0 ]; then
+  rss1=$(awk '/VmRSS/ { print $2 }' /proc/$srv/status)
+  sleep "$drain"
+  drained="$(($(cpu_ticks $srv) - cpu0)) $rss1 $(awk '/VmRSS/ { print $2 }' /proc/$srv/status)"
+fi
 wal=""
 if [ -n "$pg" ]; then
   lsn1=$(lsn)
   wal="WAL $(psql "$pg" -X -A -t -q -c "SELECT pg_wal_lsn_diff('$lsn1', '$lsn0')::bigint") B ($lsn0 to $lsn1)"
 fi
 metrics=$(curl -fs "http://127.0.0.1:$port/metrics" | grep -E '^routetiles_store_(group_commits|apply_seconds_sum) ' | tr '\n' ' ')
-awk -v batch="$batch" -v cpu=$((cpu1 - cpu0)) -v io=$((io1 - io0)) -v hz="$(getconf CLK_TCK)" -v m="$metrics" -v wal="$wal" '
+awk -v batch="$batch" -v cpu=$((cpu1 - cpu0)) -v io=$((io1 - io0)) -v hz="$(getconf CLK_TCK)" -v m="$metrics" -v wal="$wal" \
+  -v drained="$drained" -v drain="$drain" '
   /requests in/ { requests = $1 }
   /Requests\/sec/ { rate = $2 }
   /^ +99%/ { p99 = $2 }
@@ -51,5 +60,9 @@ awk -v batch="$batch" -v cpu=$((cpu1 - cpu0)) -v io=$((io1 - io0)) -v hz="$(getc
     printf "fixes/s %.0f  server CPU %.1f us a fix  write_bytes %.0f B a fix  p99 %s  %s",
       rate * (batch > 0 ? batch : 1), cpu / hz * 1e6 / fixes, io / fixes, p99, m
     if (wal != "") { split(wal, w, " "); printf " %.0f B of WAL a fix  %s", w[2] / fixes, wal }
+    if (drained != "") {
+      split(drained, d, " ")
+      printf "  with %s s after: CPU %.1f us a fix, RSS %.0f MB then %.0f MB", drain, d[1] / hz * 1e6 / fixes, d[2] / 1024, d[3] / 1024
+    }
     printf "\n"
   }' "$work/fleet_cpu.wrk"
