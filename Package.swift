@@ -40,7 +40,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // The system SQLite (libsqlite3-dev): MBTiles.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
-        // The system cairo (libcairo2-dev): raster tiles are drawn with it and written as PNG by it.
+        // The system cairo (libcairo2-dev): raster tiles are drawn with it; PNGWriter (through the system zlib)
+        // writes them as PNG.
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         // The core, one module per stage so that the compiler keeps data flowing one way (Docs/ARCHITECTURE.md, "The
         // modules"): each depends only on modules listed before it. No HTTP dependency, no NIO.
