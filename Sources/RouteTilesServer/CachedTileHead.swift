@@ -2,7 +2,7 @@ import HTTPTypes
 import NIOCore
 import RouteTiles
 
-/// The head of the answer most cached-tile requests get (200, gzip), as bytes made once per connection, so that the
+/// The head of the answer most cached-tile requests get (200, gzip), as bytes made once per server, so that the
 /// fast path writes a few runs of bytes around the tile's tag and length instead of building and encoding a field
 /// list per request.
 ///

@@ -15,8 +15,7 @@ struct RequestRecorder: Sendable {
 
     func record(method: HTTPRequest.Method, path: @autoclosure () -> String, status: Int, bytes: Int,
                 started: ContinuousClock.Instant?) {
-        metrics.countRequest(status: status)
-        metrics.bytesSent.increment(by: bytes)
+        count(status: status, bytes: bytes)
         if let accessLog, let started {
             accessLog.record(method: method.rawValue, path: path().utf8, status: status, bytes: bytes,
                              milliseconds: Self.milliseconds(since: started))
@@ -26,12 +25,16 @@ struct RequestRecorder: Sendable {
     /// `record` of a path read in place from the request's bytes (the fast path's): no string is made of it.
     func record(method: HTTPRequest.Method, path: UnsafeRawBufferPointer, status: Int, bytes: Int,
                 started: ContinuousClock.Instant?) {
-        metrics.countRequest(status: status)
-        metrics.bytesSent.increment(by: bytes)
+        count(status: status, bytes: bytes)
         if let accessLog, let started {
             accessLog.record(method: method.rawValue, path: path, status: status, bytes: bytes,
                              milliseconds: Self.milliseconds(since: started))
         }
+    }
+
+    private func count(status: Int, bytes: Int) {
+        metrics.countRequest(status: status)
+        metrics.bytesSent.increment(by: bytes)
     }
 
     static func milliseconds(since started: ContinuousClock.Instant) -> Double {

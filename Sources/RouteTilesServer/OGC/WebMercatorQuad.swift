@@ -37,14 +37,21 @@ enum WebMercatorQuad {
     /// The rows and columns of each zoom of `zooms` that meet `bounds` (west, south, east, north in degrees; a
     /// box across the antimeridian takes every column).
     static func limits(bounds: [Double], zooms: ClosedRange<Int>) -> [TileMatrixLimits] {
-        zooms.map { z in
-            var box = bounds.count == 4 ? BoundingBox(west: bounds[0], south: bounds[1], east: bounds[2], north: bounds[3])
-                : WebMercator.worldBounds
-            if !(box.west <= box.east) { box = BoundingBox(west: -180, south: box.south, east: 180, north: box.north) }
-            if !(box.south <= box.north) { box = WebMercator.worldBounds }
+        let box = limitsBox(bounds)
+        return zooms.map { z in
             let range = box.tileRange(zoom: z)
             return TileMatrixLimits(tileMatrix: String(z), minTileRow: range.y.lowerBound, maxTileRow: range.y.upperBound,
                                     minTileCol: range.x.lowerBound, maxTileCol: range.x.upperBound)
         }
+    }
+
+    /// `bounds` (west, south, east, north in degrees) as the box whose tiles the limits list: the world's when there
+    /// are none or south lies north of north, every longitude when the box crosses the antimeridian.
+    static func limitsBox(_ bounds: [Double]) -> BoundingBox {
+        var box = bounds.count == 4 ? BoundingBox(west: bounds[0], south: bounds[1], east: bounds[2], north: bounds[3])
+            : WebMercator.worldBounds
+        if !(box.west <= box.east) { box = BoundingBox(west: -180, south: box.south, east: 180, north: box.north) }
+        if !(box.south <= box.north) { box = WebMercator.worldBounds }
+        return box
     }
 }

@@ -39,11 +39,8 @@ enum WorldCRS84Quad {
     /// The rows and columns of each zoom of `zooms` that meet `bounds` (west, south, east, north in degrees; a box
     /// across the antimeridian takes every column).
     static func limits(bounds: [Double], zooms: ClosedRange<Int>) -> [TileMatrixLimits] {
-        zooms.map { z in
-            var box = bounds.count == 4 ? BoundingBox(west: bounds[0], south: bounds[1], east: bounds[2], north: bounds[3])
-                : WebMercator.worldBounds
-            if !(box.west <= box.east) { box = BoundingBox(west: -180, south: box.south, east: 180, north: box.north) }
-            if !(box.south <= box.north) { box = WebMercator.worldBounds }
+        let box = WebMercatorQuad.limitsBox(bounds)
+        return zooms.map { z in
             let side = 180 / Double(1 << z)
             let (columns, rows) = size(z)
             func index(_ value: Double, _ count: Int) -> Int {
