@@ -12,7 +12,8 @@
 # is printed as well, with the LSNs, for `pg_waldump --stats=record --start A --end B` in the cluster's pg_wal. Environment: SETTLE (12), DURATION (10), PORT (18600),
 # WORK (/work/bench-fleet, where fleet_appends.sh keeps its files), DRAIN (0): seconds to wait after wrk, idle, then
 # print the CPU a fix again counting them, and the server's RSS before and after (work a build defers past the run,
-# such as freeing the snapshots it replaced, shows there). Alternate two builds to compare them:
+# such as freeing the snapshots it replaced, shows there), PERF (unset): a file for `perf record -g` of the server
+# over the wrk run (read it with `perf report -i FILE --no-children`). Alternate two builds to compare them:
 #   for r in 1 2 3; do for b in A B; do Benchmarks/scripts/fleet_cpu.sh $b fleet.db 100; done; done
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,10 +35,15 @@ for _ in $(seq 3000); do curl -fs -o /dev/null "http://127.0.0.1:$port/health" &
 sleep "$settle"
 cpu0=$(cpu_ticks $srv); io0=$(write_bytes $srv)
 lsn0=""; [ -z "$pg" ] || lsn0=$(lsn)
+perf_pid=""
+if [ -n "${PERF:-}" ]; then
+  perf record -q -F 499 -g -o "$PERF" -p $srv -- sleep "$duration" 2>/dev/null & perf_pid=$!
+fi
 FLEET_VEHICLES=$vehicles FLEET_THREADS=2 FLEET_BATCH=$batch FLEET_TOKEN=bench-token-123 FLEET_ENDS=$ends \
   wrk -t2 -c64 -d"${duration}s" --timeout 10s --latency -s Benchmarks/scripts/fleet_appends.lua \
   "http://127.0.0.1:$port" > "$work/fleet_cpu.wrk"
 cpu1=$(cpu_ticks $srv); io1=$(write_bytes $srv)
+[ -z "$perf_pid" ] || wait $perf_pid
 drain=${DRAIN:-0} drained=""
 if [ "$drain" -gt 0 ]; then
   rss1=$(awk '/VmRSS/ { print $2 }' /proc/$srv/status)

@@ -95,11 +95,14 @@ public struct PyramidBuilder: Sendable {
         let options = tiler.options
         statistics.tilesVisited += 1
         var written = false
-        if tile.z >= options.minZoom, shard?.writes(tile) ?? true, let mvt = tiler.encode(tile, spans: task.spans, cutter: &cutter) {
+        if tile.z >= options.minZoom, shard?.writes(tile) ?? true,
+           let (mvt, reduction) = tiler.fittedTile(tile, spans: task.spans, cutter: &cutter) {
             let data = try encoder.encode(tile, mvt: mvt)
+            if let reduction { statistics.reductionsPerZoom[tile.z, default: ZoomReductions()].add(reduction) }
             try sink.put(tile, gzipData: data)
             statistics.tilesPerZoom[tile.z, default: 0] += 1
             statistics.bytesPerZoom[tile.z, default: 0] += data.count
+            statistics.largestPerZoom[tile.z] = max(statistics.largestPerZoom[tile.z] ?? 0, data.count)
             written = true
         }
         work.record(zoom: tile.z, written: written)

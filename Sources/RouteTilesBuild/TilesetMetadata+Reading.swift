@@ -34,15 +34,18 @@ extension TilesetMetadata {
         }
         var layerObjects: [JSONDocument]?
         var pieces: JSONDocument?
+        var budget: JSONDocument?
         if let layers = object["vector_layers"]?.array {
             layerObjects = layers
             pieces = object["time_pieces"]
+            budget = object["tile_budget"]
         } else if let json = object["json"]?.string {
             guard let parsed = JSONDocument.parse(Array(json.utf8))?.object else {
                 throw StoreError(path: source, message: "metadata 'json' is not a JSON object")
             }
             layerObjects = parsed["vector_layers"]?.array
             pieces = parsed["time_pieces"]
+            budget = parsed["tile_budget"]
         }
         var layers: [VectorLayerInfo] = []
         for (i, item) in (layerObjects ?? []).enumerated() {
@@ -51,7 +54,8 @@ extension TilesetMetadata {
             }
             var fields: [String: String] = [:]
             for (key, type) in item["fields"]?.object ?? [:] { fields[key] = type.string ?? "Mixed" }
-            layers.append(VectorLayerInfo(id: id, description: item["description"]?.string ?? "", fields: fields))
+            layers.append(VectorLayerInfo(id: id, description: item["description"]?.string ?? "", fields: fields,
+                                          maxZoom: item["maxzoom"]?.number.map { Int(clamping: Int64($0.isFinite ? $0 : 0)) }))
         }
         let minZoom = try integer("minzoom") ?? 0
         let maxZoom = try integer("maxzoom") ?? 14
@@ -74,6 +78,7 @@ extension TilesetMetadata {
             }
             timePieces = table
         }
+        if let budget { tileBudget = try TileBudgetReport(json: budget, source: source) }
         switch object["format"]?.string?.lowercased() {
         case nil, "pbf", "mvt":
             tileFormat = .mvt

@@ -132,6 +132,11 @@ extension TilesetMetadata {
             }
             var layers = [VectorLayerInfo(id: options.layerName, fields: fields)]
                 + layerOrder.map { VectorLayerInfo(id: $0, fields: otherLayers[$0] ?? [:]) }
+            if let zoom = options.densityMaxZoom, zoom >= options.minZoom, !mapBounds.isEmpty,
+               !layers.contains(where: { $0.id == DensityGrid.layerName }) {
+                layers.append(VectorLayerInfo(id: DensityGrid.layerName, fields: ["count": "Number"],
+                                              maxZoom: zoom < options.maxZoom ? zoom : nil))
+            }
             if let name = options.positionLayer {
                 if let index = layers.firstIndex(where: { $0.id == name }) {
                     layers[index].fields.merge(LivePosition.fields) { own, _ in own }
@@ -142,6 +147,7 @@ extension TilesetMetadata {
             var metadata = TilesetMetadata(name: name, layers: layers, minZoom: options.minZoom,
                                            maxZoom: options.maxZoom, bounds: bounds, center: centre)
             if timed { metadata.timePieces = TimePieces.table(minZoom: options.minZoom, maxZoom: options.maxZoom) }
+            if options.maxTileBytes > 0 { metadata.tileBudget = TileBudgetReport(maxBytes: options.maxTileBytes) }
             return metadata
         }
     }

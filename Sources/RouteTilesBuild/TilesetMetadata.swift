@@ -29,6 +29,9 @@ public struct TilesetMetadata: Sendable, Equatable {
     /// What the tiles are: vector tiles (the default) or PNG drawings of them (`build --tile-format png`). Written
     /// as `format` (`pbf` or `png`) and, for PNG tiles of another scale than 1, `routetiles_tile_scale`.
     public var tileFormat: TileFormat = .mvt
+    /// The byte budget the tiles were cut within and, for a build, what fitting it took per zoom; nil for tiles
+    /// cut without one (`--max-tile-bytes 0`). Written as `tile_budget` in TileJSON and in the `json` entry.
+    public var tileBudget: TileBudgetReport?
 
     /// Metadata with the given values.
     public init(name: String, layers: [VectorLayerInfo], minZoom: Int, maxZoom: Int, bounds: [Double],
@@ -55,8 +58,8 @@ public struct TilesetMetadata: Sendable, Equatable {
 
     /// The `vector_layers` array of TileJSON and of the `json` metadata entry.
     public var vectorLayers: [VectorLayerEntry] {
-        layers.map { VectorLayerEntry(id: $0.id, description: $0.description, minzoom: minZoom, maxzoom: maxZoom,
-                                      fields: $0.fields) }
+        layers.map { VectorLayerEntry(id: $0.id, description: $0.description, minzoom: minZoom,
+                                      maxzoom: max(minZoom, min(maxZoom, $0.maxZoom ?? maxZoom)), fields: $0.fields) }
     }
 
     private static func text(_ numbers: [Double]) -> String {
@@ -77,7 +80,7 @@ public struct TilesetMetadata: Sendable, Equatable {
         ]
         switch tileFormat {
         case .mvt:
-            let json = JSONText.bytes(JSONEntry(vector_layers: vectorLayers, time_pieces: timePieces), pretty: false)
+            let json = JSONText.bytes(JSONEntry(vector_layers: vectorLayers, time_pieces: timePieces, tile_budget: tileBudget), pretty: false)
             pairs.append(("json", String(decoding: json, as: UTF8.self)))
         case let .png(scale):
             if scale != 1 { pairs.append((Self.tileScaleKey, String(scale))) }
@@ -109,15 +112,17 @@ public struct TilesetMetadata: Sendable, Equatable {
                                         tiles: ["\(base)/{z}/{x}/{y}\(tileFormat.fileEnding)" + (tileQuery.map { "?" + $0 } ?? "")],
                                         minzoom: minZoom, maxzoom: maxZoom, bounds: bounds, center: center,
                                         vector_layers: tileFormat == .mvt ? vectorLayers : nil,
-                                        time_pieces: tileFormat == .mvt ? timePieces : nil)
+                                        time_pieces: tileFormat == .mvt ? timePieces : nil,
+                                        tile_budget: tileFormat == .mvt ? tileBudget : nil)
         return JSONText.bytes(document, pretty: true)
     }
 }
 
-/// The `json` entry of tippecanoe's metadata, with RouteTiles' `time_pieces` when there are some.
+/// The `json` entry of tippecanoe's metadata, with RouteTiles' `time_pieces` and `tile_budget` when there are some.
 private struct JSONEntry: Encodable {
     var vector_layers: [VectorLayerEntry]?
     var time_pieces: [String: Int]?
+    var tile_budget: TileBudgetReport?
 }
 
 /// TileJSON 3.0.0 as `TilesetMetadata.tileJSON(baseURL:)` writes it.
@@ -134,4 +139,5 @@ private struct TileJSONDocument: Encodable {
     var center: [Double]
     var vector_layers: [VectorLayerEntry]?
     var time_pieces: [String: Int]?
+    var tile_budget: TileBudgetReport?
 }

@@ -6,12 +6,16 @@ public struct VectorLayerInfo: Sendable, Equatable {
     public var description: String
     /// Field name to type: `String`, `Number`, `Boolean`, or `Mixed`.
     public var fields: [String: String]
+    /// The deepest zoom whose tiles may hold the layer, when it is shallower than the tileset's (the `density`
+    /// layer's); nil: the tileset's.
+    public var maxZoom: Int?
 
     /// A layer called `id` whose features have `fields`.
-    public init(id: String, description: String = "", fields: [String: String]) {
+    public init(id: String, description: String = "", fields: [String: String], maxZoom: Int? = nil) {
         self.id = id
         self.description = description
         self.fields = fields
+        self.maxZoom = maxZoom
     }
 }
 

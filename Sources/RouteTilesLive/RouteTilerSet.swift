@@ -89,6 +89,8 @@ package struct RouteTilerSet: Sendable {
         let box = frame.box
         var layers = layerNames.map { VectorLayerBuilder(name: $0, extent: UInt32(options.extent)) }
         var added = 0
+        var density = window == nil && options.hasDensity(zoom: frame.detailZoom) && !layerNames.contains(DensityGrid.layerName)
+            ? DensityGrid(extent: options.extent) : nil
         for c in tree.search(box) {
             let chunk = chunks[c]
             let global = chunkLayerMaps[c]
@@ -96,6 +98,7 @@ package struct RouteTilerSet: Sendable {
                 let tiler = chunk.tilers[i]
                 let spans = tiler.spans(meeting: box)
                 guard !spans.isEmpty else { continue }
+                density?.add(spans, of: tiler.projected, frame: frame)
                 var cutter = tiler.makeCutter()
                 cutter.window = window
                 let local = chunk.layerMaps[i]
@@ -112,6 +115,7 @@ package struct RouteTilerSet: Sendable {
                 }
             }
         }
+        if let density, !density.isEmpty, added > 0 { layers.append(density.layer()) }
         if let name = options.positionLayer, window == nil {
             // Its own layer, last; or, should routes name a layer so, that layer (layer names stay distinct).
             let slot = layerNames.firstIndex(of: name) ?? layers.count
@@ -128,7 +132,7 @@ package struct RouteTilerSet: Sendable {
             }
         }
         guard added > 0 else { return nil }
-        return VectorTileBuilder.encode(layers)
+        return TileFitter.fit(VectorTileBuilder.encode(layers), maxBytes: options.maxTileBytes, level: options.compressionLevel).mvt
     }
 
     /// The metadata of the tiles of all the routes.
@@ -179,15 +183,14 @@ final class TilerChunk: Sendable {
     }
 
     /// The chunk of `tilers` in place of `old`, where only the tilers in `slots` changed, each extended by an append
-    /// (`RouteTiler.appending`), so naming the same layers: `old`'s layer maps are shared, and its tree keeps its
-    /// shape with the boxes of those slots and their ancestors grown. A live append then costs the depth of the tree,
-    /// not the chunk's size.
+    /// (`RouteTiler.appending`) or trimmed, so naming the same layers and groups: `old`'s layer maps and groups are
+    /// shared, and its tree keeps its shape with the boxes of those slots and their ancestors grown. A live append
+    /// then costs the depth of the tree, not the chunk's size.
     convenience init(_ tilers: [RouteTiler], positions: [LivePosition?], refitting old: TilerChunk, slots: [Int]) {
         let tree = old.tree.refitting(slots) { tilers[$0].extent }
-        var groups = old.groups
-        for slot in slots { groups[slot] = Self.group(of: tilers[slot]) }
+        // An append or a trim keeps a route's properties, so its group too.
         self.init(tilers, positions: positions, tree: tree, layerNames: old.layerNames, layerMaps: old.layerMaps,
-                  groups: groups)
+                  groups: old.groups)
     }
 
     private init(_ tilers: [RouteTiler], positions: [LivePosition?], tree: PackedBoxTree, layerNames: [String],

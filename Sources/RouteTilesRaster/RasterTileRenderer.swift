@@ -63,7 +63,10 @@ public struct RasterTileRenderer: Sendable {
         let pixelRatio = Double(canvas.size) / 256
         for layer in tile.layers {
             let unit = Double(canvas.size) / Double(max(1, layer.extent))
-            if layer.name == positionLayer {
+            if layer.name == DensityGrid.layerName {
+                // The heat of the density layer is hidden in the style until a client shows it; so here.
+                continue
+            } else if layer.name == positionLayer {
                 drawPositions(layer, unit: unit, zoom: mapZoom, pixelRatio: pixelRatio, on: canvas)
             } else if look.pointLayers.contains(layer.name) {
                 guard mapZoom >= look.pointMinZoom else { continue }
@@ -90,14 +93,25 @@ public struct RasterTileRenderer: Sendable {
         }
     }
 
-    /// The `color` property when it is a hex colour, else the look's line colour.
+    /// The `color` property when it is a hex colour, else the look's line colour, or for a merged line of a fitted
+    /// tile the colour of its `count` (`RouteLook.countColor`).
     func colour(of feature: DecodedFeature) -> RGBAColor {
-        for property in feature.properties where property.key == "color" {
-            if case let .string(text) = property.value, let colour = RGBAColor(hex: text.trimmingCharacters(in: .whitespaces)) {
+        var count = 1.0
+        for property in feature.properties {
+            if property.key == "color", case let .string(text) = property.value,
+               let colour = RGBAColor(hex: text.trimmingCharacters(in: .whitespaces)) {
                 return colour
             }
+            if property.key == "count" {
+                switch property.value {
+                case let .int(n): count = Double(n)
+                case let .uint(n): count = Double(n)
+                case let .double(n): count = n
+                default: break
+                }
+            }
         }
-        return look.lineColor
+        return count > 1 ? look.countColor(count) : look.lineColor
     }
 
     func drawPositions(_ layer: DecodedLayer, unit: Double, zoom: Double, pixelRatio: Double, on canvas: CairoCanvas) {

@@ -1,3 +1,4 @@
+import Foundation
 import RouteTilesInput
 
 /// How the routes look on a map: the one description that `style.json` (the server's `StyleDocument`) and the
@@ -23,6 +24,20 @@ public struct RouteLook: Sendable, Equatable {
     public var casingWidth = ZoomStops([(4, 2.5), (10, 5), (14, 9), (18, 22)], base: 1.5)
     public var selectedCasingColor = RGBAColor(rgb: 0xF59E0B)
     public var selectedCasingFactor = 2.2
+
+    /// Merged lines (a tile fitted to its byte budget: `count` routes on the same pixels) are coloured by their
+    /// count, from `lineColor` at 1 to `busiestColor` at `busiestCount` and beyond, along log2 of the count. Widths
+    /// stay as they are, so a fitted tile inks the pixels the tile as cut inks.
+    public var busiestColor = RGBAColor(rgb: 0xDC2626)
+    public var busiestCount = 64.0
+
+    /// The colour of a line that `count` routes share.
+    public func countColor(_ count: Double) -> RGBAColor {
+        let t = min(1, max(0, log2(max(1, count)) / log2(busiestCount)))
+        func mix(_ a: Double, _ b: Double) -> Double { a + (b - a) * t }
+        return RGBAColor(red: mix(lineColor.red, busiestColor.red), green: mix(lineColor.green, busiestColor.green),
+                         blue: mix(lineColor.blue, busiestColor.blue), alpha: mix(lineColor.alpha, busiestColor.alpha))
+    }
 
     /// The point layers (directions' maneuvers, GPX waypoints): circles from `pointMinZoom`.
     public var pointLayers: Set<String> = [DirectionsReader.maneuversLayer, GPXReader.waypointsLayer]

@@ -1,8 +1,10 @@
+import Foundation
 import RouteTiles
 
 /// A MapLibre style for the routes, made from `RouteLook` as the raster tiles are: for each line layer a casing (a
 /// darker, wider line) under the coloured line, the colour from a route's `color` property when it has one, widths
-/// interpolated by zoom; point layers (the `maneuvers` of directions, the `waypoints` of GPX) as circles. A feature whose `feature-state` has
+/// interpolated by zoom, merged lines coloured by `count`; the `density` layer as a heatmap, hidden
+/// until shown; point layers (the `maneuvers` of directions, the `waypoints` of GPX) as circles. A feature whose `feature-state` has
 /// `selected: true` is drawn wider with an amber casing, which is how the viewer highlights the route chosen in its
 /// list. The `background` layer is the only one that is not the routes': a page that puts the routes over a basemap
 /// leaves it out.
@@ -29,6 +31,10 @@ enum StyleDocument {
                 layers += positionLayers(layer.id)
                 continue
             }
+            if layer.id == DensityGrid.layerName {
+                layers.append(heatLayer(layer, tilesetMaxZoom: metadata.maxZoom))
+                continue
+            }
             if pointLayers.contains(layer.id) {
                 layers.append([
                     "id": "\(layer.id)-points", "type": "circle", "source": "routes", "source-layer": .string(layer.id),
@@ -39,7 +45,7 @@ enum StyleDocument {
                 ])
                 continue
             }
-            let colour: JSONLiteral = ["coalesce", ["to-color", ["get", "color"], .string(defaultColor)], .string(defaultColor)]
+            let colour: JSONLiteral = ["coalesce", ["to-color", ["get", "color"], countColor], countColor]
             layers.append([
                 "id": "\(layer.id)-casing", "type": "line", "source": "routes", "source-layer": .string(layer.id),
                 "layout": ["line-join": "round", "line-cap": "round"],
@@ -93,6 +99,30 @@ enum StyleDocument {
                            "icon-size": interpolate(look.headingSize)],
             ],
         ]
+    }
+
+    /// The `density` layer as a heatmap, hidden until a client shows it (the viewer's heat toggle sets its
+    /// `visibility`): each cell weighs by the logarithm of its count, so that a port and a lone track both show.
+    private static func heatLayer(_ layer: VectorLayerInfo, tilesetMaxZoom: Int) -> JSONLiteral {
+        let deepest = min(layer.maxZoom ?? tilesetMaxZoom, tilesetMaxZoom)
+        return [
+            "id": "\(layer.id)-heat", "type": "heatmap", "source": "routes", "source-layer": .string(layer.id),
+            "maxzoom": .integer(deepest + 1),
+            "layout": ["visibility": "none"],
+            "paint": [
+                "heatmap-weight": ["min", 1, ["/", ["ln", ["+", 1, ["get", "count"]]], 8]],
+                "heatmap-radius": ["interpolate", ["linear"], ["zoom"], 0, 6, .integer(deepest + 1), 16],
+                "heatmap-intensity": ["interpolate", ["linear"], ["zoom"], 0, 1, .integer(deepest + 1), 2],
+                "heatmap-opacity": 0.8,
+            ],
+        ]
+    }
+
+    /// The colour of a line by its `count` (on the merged lines of a tile fitted to its byte budget; 1 elsewhere):
+    /// `RouteLook.countColor` as an expression, the line colour at 1.
+    static var countColor: JSONLiteral {
+        ["interpolate", ["linear"], ["log2", ["max", 1, ["coalesce", ["get", "count"], 1]]],
+         0, ["to-color", .string(defaultColor)], number(log2(look.busiestCount)), ["to-color", .string(look.busiestColor.hex)]]
     }
 
     /// `["boolean", ["feature-state", "selected"], false]`.

@@ -198,6 +198,11 @@ public final class PMTilesStore: TileStore {
                      "minzoom": .number(Double(layer.minzoom)), "maxzoom": .number(Double(layer.maxzoom)),
                      "fields": .object(layer.fields.mapValues { .string($0) })])
         })
+        // What the `json` entry of the other stores holds beside the layers.
+        if let pieces = metadata.timePieces { object["time_pieces"] = .object(pieces.mapValues { .number(Double($0)) }) }
+        if let budget = metadata.tileBudget, let document = JSONDocument.parse(JSONText.bytes(budget, pretty: false)) {
+            object["tile_budget"] = document
+        }
         return JSONText.bytes(object, pretty: false)
     }
 }

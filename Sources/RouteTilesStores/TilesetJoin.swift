@@ -51,6 +51,9 @@ public struct TilesetJoin {
             var mine = part.source.metadata, theirs = first.source.metadata
             (mine.name, theirs.name, mine.shard, theirs.shard) = ("", "", nil, nil)
             (mine.minZoom, mine.maxZoom, theirs.minZoom, theirs.maxZoom) = (0, 0, 0, 0)
+            // Each part reports the reductions of its own tiles.
+            mine.tileBudget?.reduced = [:]
+            theirs.tileBudget?.reduced = [:]
             guard mine == theirs else {
                 throw JoinError("\(part.path)'s metadata (layers, zooms, bounds or centre) differs from \(first.path)'s: "
                     + "were they built from the same input with the same options?")
@@ -66,6 +69,9 @@ public struct TilesetJoin {
         metadata.shard = nil
         metadata.minZoom = parts.map(\.source.metadata.minZoom).min() ?? metadata.minZoom
         metadata.maxZoom = parts.map(\.source.metadata.maxZoom).max() ?? metadata.maxZoom
+        for part in parts.dropFirst() {
+            if let report = part.source.metadata.tileBudget { metadata.tileBudget?.merge(report) }
+        }
         self.metadata = metadata
     }
 

@@ -166,6 +166,9 @@ struct BuildCommand: AsyncParsableCommand {
                                            tiler: tiler)
             }
             metadata.tileFormat = builder.encoding.format
+            if metadata.tileBudget != nil {
+                metadata.tileBudget?.reduced = TileBudgetReport(maxBytes: 0, reductionsPerZoom: statistics.reductionsPerZoom).reduced
+            }
             try naming.writeTileJSON(metadata, into: store)
             return (metadata, statistics)
         }

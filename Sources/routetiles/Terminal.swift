@@ -58,10 +58,25 @@ struct Terminal: Sendable {
             let bytes = statistics.bytesPerZoom[z] ?? 0
             let zoom = "z\(z)".padding(toLength: 4, withPad: " ", startingAt: 0)
             let tiles = String(repeating: " ", count: max(0, 9 - String(count).count)) + String(count)
-            text += "  \(zoom)\(tiles) tiles  \(Self.bytes(bytes))\n"
+            text += "  \(zoom)\(tiles) tiles  \(Self.bytes(bytes))".padding(toLength: 34, withPad: " ", startingAt: 0)
+            text += "largest \(Self.bytes(statistics.largestPerZoom[z] ?? 0))"
+            if let reduced = statistics.reductionsPerZoom[z] { text += "  " + Self.reductions(reduced) }
+            text += "\n"
         }
         text += "wrote \(output)\n"
         FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// A zoom's fitted tiles in a few words: "3 fitted (merged; 1 coarser, to 4 px; 1 with 212 lines left out)".
+    static func reductions(_ z: ZoomReductions) -> String {
+        var text = "\(z.tiles) fitted to the budget (lines merged"
+        if z.coarsened > 0 { text += "; \(z.coarsened) on coarser grids, up to \(z.maxGridPixels) px" }
+        if z.dropped > 0 {
+            text += "; \(z.dropped) with \(z.droppedLines) lines"
+            if z.droppedPoints > 0 { text += " and \(z.droppedPoints) points" }
+            text += " left out"
+        }
+        return text + ")"
     }
 
     static func bytes(_ n: Int) -> String {

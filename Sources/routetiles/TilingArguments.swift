@@ -43,6 +43,12 @@ struct TilingArguments: ParsableArguments {
     @Option(help: "gzip level, 0 (store) to 9 (smallest).")
     var compressionLevel = Int(GzipCompressor.defaultLevel)
 
+    @Option(help: ArgumentHelp("The deepest zoom whose tiles carry the density layer (per cell of 8 pixels, the route positions in it, for heatmaps), or none.", valueName: "zoom|none"))
+    var densityMaxzoom = "5"
+
+    @Option(help: "The most gzip bytes a tile may take; a larger one is fitted: lines on the same pixels merged into features with count, then less detail, then the least visible left out (0: no bound).")
+    var maxTileBytes = TilingOptions().maxTileBytes
+
     /// The options of a build, or of a server of routes that do not change.
     var tilingOptions: TilingOptions { tilingOptions(liveRoutes: false) }
 
@@ -60,11 +66,17 @@ struct TilingArguments: ParsableArguments {
         o.lineMetrics = lineMetrics
         o.timePieces = timePieces
         o.speedClasses = speedClasses
+        o.maxTileBytes = maxTileBytes
+        o.densityMaxZoom = densityMaxzoom == "none" ? nil : Int(densityMaxzoom) ?? -1
+        o.compressionLevel = Int32(clamping: compressionLevel)
         return o
     }
 
     func validate() throws {
-        if let problem = tilingOptions.problem { throw ValidationError(problem) }
         if !(0...9).contains(compressionLevel) { throw ValidationError("--compression-level must lie in 0...9") }
+        if densityMaxzoom != "none", Int(densityMaxzoom) == nil {
+            throw ValidationError("--density-maxzoom must be a zoom or none, not '\(densityMaxzoom)'")
+        }
+        if let problem = tilingOptions.problem { throw ValidationError(problem) }
     }
 }

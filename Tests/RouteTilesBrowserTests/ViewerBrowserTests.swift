@@ -96,6 +96,28 @@ import RouteTilesTestSupport
         #expect(await serve.stop() == 0)
     }
 
+    /// The heat toggle shows the density layer's heatmap, hidden until asked for, and the map changes where the
+    /// positions are.
+    @Test(.enabled(if: ExternalTool.required(browserAvailable), "needs chromium, chromedriver, selenium, pillow, maplibre"))
+    func theViewerShowsTheHeatOfThePositions() async throws {
+        let assets = try #require(Self.mapLibreFolder)
+        let serve = try await ServeProcess.start(["Tiles/samples/paris-runs.geojson", "--assets", assets,
+                                                  "--maplibre-url", "/assets", "--basemap", "none"])
+        let folder = try TemporaryFolder()
+        let run = try await ExternalTool.runDetached("/usr/bin/env", [
+            "python3", Self.script + "viewer_heat_check.py", serve.base + "/", folder.path("plain.png"), folder.path("heat.png"),
+        ], timeout: 180)
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try Self.report(run)
+        Self.keep(folder.path("heat.png"), as: "heat-of-positions.png")
+        #expect(report["toggleShown"] as? Bool == true && report["hiddenAtFirst"] as? Bool == true, "\(report)")
+        #expect((report["heatLayers"] as? [String])?.count == 1 && report["shownAfter"] as? Bool == true, "\(report)")
+        #expect((report["densityFeatures"] as? Int ?? 0) > 0, "\(report)")
+        #expect((report["changedPixels"] as? Int ?? 0) > 500, "\(report)")
+        #expect((report["mapErrors"] as? [Any])?.isEmpty == true, "\(report)")
+        #expect(await serve.stop() == 0)
+    }
+
     /// A street grid over Paris and Zurich, as the basemap's data.
     static func streets() -> String {
         var features: [String] = []

@@ -55,7 +55,8 @@ import RouteTilesTestSupport
         #expect(bounds.count == 4 && bounds[0] < -122 && bounds[2] > 13.3 && bounds[1] > 37 && bounds[3] < 53)
         let json = try #require((metadata["json"] as? String)?.data(using: .utf8))
         let layers = try #require((try JSONSerialization.jsonObject(with: json) as? [String: Any])?["vector_layers"] as? [[String: Any]])
-        #expect(layers.count == 1 && layers[0]["id"] as? String == "routes")
+        #expect(layers.count == 2 && layers[0]["id"] as? String == "routes" && layers[1]["id"] as? String == "density")
+        #expect(layers[1]["maxzoom"] as? Int == 5 && (layers[1]["fields"] as? [String: String]) == ["count": "Number"])
         let fields = try #require(layers[0]["fields"] as? [String: String])
         #expect(fields["name"] == "String" && fields["length_m"] == "Number" && fields["accessible"] == "Boolean")
 

@@ -33,11 +33,12 @@ import RouteTilesTestSupport
         return low + stride(from: 0, to: high.count, by: step).map { high[$0] }
     }
 
-    static func ours(_ pyramid: String, _ tile: TileID) throws -> DecodedLayer {
+    /// Our decoding of the layer `name` of a tile of the pyramid; a tile holds the routes and, to zoom 5, the density.
+    static func ours(_ pyramid: String, _ tile: TileID, layer name: String = "routes") throws -> DecodedLayer {
         let data = try Data(contentsOf: URL(fileURLWithPath: "\(pyramid)/\(tile.z)/\(tile.x)/\(tile.y).mvt"))
-        let layers = try VectorTileDecoder.decode(try Gzip.decompress(Array(data))).layers
-        try #require(layers.count == 1)
-        return layers[0]
+        let tile = try VectorTileDecoder.decode(try Gzip.decompress(Array(data)))
+        try #require(tile.layers.map(\.name) == (tile.layers.count == 2 ? ["routes", "density"] : ["routes"]))
+        return tile.layer(named: name) ?? DecodedLayer(name: name)
     }
 
     static func same(_ value: PropertyValue, _ other: Any?) -> Bool {
@@ -82,7 +83,19 @@ import RouteTilesTestSupport
         let decoded = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [[String: Any]])
         try #require(decoded.count == tiles.count)
         var features = 0
+        var points = 0
         for (tile, python) in zip(tiles, decoded) {
+            // The density layer's points: where ours are, with the same count.
+            let density = try Self.ours(pyramid, tile, layer: "density")
+            let theirPoints = ((python["density"] as? [String: Any])?["features"] as? [[String: Any]]) ?? []
+            try #require(theirPoints.count == density.features.count, "\(tile)")
+            for (f, g) in zip(density.features, theirPoints) {
+                points += 1
+                let geometry = try #require(g["geometry"] as? [String: Any])
+                #expect(geometry["type"] as? String == "Point")
+                #expect(geometry["coordinates"] as? [Int] == [Int(f.geometry.points[0].x), Int(f.geometry.points[0].y)], "\(tile)")
+                #expect(Self.same(f.properties[0].value, (g["properties"] as? [String: Any])?["count"]), "\(tile)")
+            }
             let ours = try Self.ours(pyramid, tile)
             let layer = try #require(python["routes"] as? [String: Any], "\(tile)")
             #expect(layer["extent"] as? Int == 4096 && layer["version"] as? Int == 2)
@@ -100,6 +113,7 @@ import RouteTilesTestSupport
             }
         }
         #expect(features > 300)
+        #expect(points > 300)
     }
 
     /// Time pieces (`start_t`, `end_t`) of GPX tracks with times, read by Python's decoder as integers: whole
@@ -160,7 +174,7 @@ import RouteTilesTestSupport
         var features = 0
         for tile in Self.pick(all, count: 25) {
             let path = "\(pyramid)/\(tile.z)/\(tile.x)/\(tile.y).mvt"
-            let r = try await ExternalTool.runDetached("/usr/bin/env", ["ogr2ogr", "-f", "GeoJSON", "/vsistdout/", "-oo", "CLIP=NO", path])
+            let r = try await ExternalTool.runDetached("/usr/bin/env", ["ogr2ogr", "-f", "GeoJSON", "/vsistdout/", "-oo", "CLIP=NO", path, "routes"])
             try #require(r.status == 0, "\(r.stderr)")
             let collection = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])
             let theirs = try #require(collection["features"] as? [[String: Any]])
@@ -187,6 +201,19 @@ import RouteTilesTestSupport
             }
         }
         #expect(features > 25)
+        // The density of the root tile: GDAL's points where ours are, their counts summing to ours.
+        let root = try Self.ours(pyramid, TileID(z: 0, x: 0, y: 0), layer: "density")
+        let r = try await ExternalTool.runDetached("/usr/bin/env", ["ogr2ogr", "-f", "GeoJSON", "/vsistdout/", "-oo", "CLIP=NO",
+                                                                    "\(pyramid)/0/0/0.mvt", "density"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let points = try #require((try JSONSerialization.jsonObject(with: Data(r.stdout)) as? [String: Any])?["features"] as? [[String: Any]])
+        try #require(points.count == root.features.count && !points.isEmpty)
+        for (f, g) in zip(root.features, points) {
+            let coordinates = try #require((g["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+            let (x, y) = Self.metres(f.geometry.points[0], TileID(z: 0, x: 0, y: 0))
+            #expect(abs(coordinates[0] - x) < 0.01 && abs(coordinates[1] - y) < 0.01)
+            #expect(Self.same(f.properties[0].value, (g["properties"] as? [String: Any])?["count"]))
+        }
     }
 
     /// GDAL opens a zoom level of the pyramid through metadata.json, as it does tippecanoe's.

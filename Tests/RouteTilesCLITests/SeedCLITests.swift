@@ -249,7 +249,7 @@ import RouteTilesTestSupport
         let original = try TileStoreFormat.openSource(path: tmp.path("folder"))
         let ids = try original.tileIDs().sorted()
         #expect(ids.count > 40)
-        #expect(original.metadata.layers.map(\.id).sorted() == ["maneuvers", "routes", "steps"])
+        #expect(original.metadata.layers.map(\.id).sorted() == ["density", "maneuvers", "routes", "steps"])
         for name in chain.dropFirst() {
             let copy = try TileStoreFormat.openSource(path: tmp.path(name))
             #expect(try copy.tileIDs().sorted() == ids, "\(name)")

@@ -320,10 +320,14 @@ import RouteTilesCoreTestSupport
         Sample.track(count: count, lon: lon, lat: lat, step: 0.002, using: &rng)
     }
 
-    @Test(arguments: [1, 2] as [UInt64])
-    func chunkedSetsGiveTheTilesOfOneTilerAndInvalidateEveryChangedTile(seed: UInt64) throws {
+    /// With the default budget, and with one so small that the low zooms are fitted (lines merged with `count`,
+    /// the density layer summed over the chunks): every tile that changes is invalidated, and the live tiles are a
+    /// fresh tiler's.
+    @Test(arguments: [(1, 500_000), (2, 500_000), (3, 8_192)] as [(UInt64, Int)])
+    func chunkedSetsGiveTheTilesOfOneTilerAndInvalidateEveryChangedTile(seed: UInt64, budget: Int) throws {
         var rng = SeededGenerator(seed: 300 + seed)
-        let options = Sample.options(maxZoom: 9)
+        var options = Sample.options(maxZoom: 9)
+        options.maxTileBytes = budget
         func randomRoute(_ key: String) -> Route {
             var route = Route(id: .string(key), properties: [Property("name", .string(key))],
                               parts: [Self.line(near: 2.2 + .random(in: 0...0.4, using: &rng), 48.8 + .random(in: 0...0.2, using: &rng),
@@ -398,6 +402,16 @@ import RouteTilesCoreTestSupport
             compared += 1
         }
         #expect(compared > 10)
+        if budget < 500_000 {
+            // The budget was met by fitting some tiles: their lines carry count, and each is within it.
+            var fitted = 0
+            for (id, bytes) in try tiles(model.map(\.route)) where !bytes.isEmpty {
+                #expect(try Gzip.compress(bytes).count <= budget, "tile \(id)")
+                let layer = try VectorTileDecoder.decode(bytes).layer(named: "routes")
+                if layer?.features.contains(where: { $0.properties.contains { $0.key == "count" } }) == true { fitted += 1 }
+            }
+            #expect(fitted > 0, "no tile was fitted to \(budget) B")
+        }
         #expect(live.snapshot.routeCount == model.count)
         #expect(live.snapshot.pointCount == model.reduce(0) { $0 + $1.route.pointCount })
         #expect(live.snapshot.tilers.layerNames == whole.layerNames)

@@ -7,7 +7,7 @@ import Testing
 @Suite struct AccessLogLineTests {
     @Test func linesReadAsTheStreamHandlersDoWithEveryDigit() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("access-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: url) }
         let handle = try FileHandle(forWritingTo: url)
         let log = AccessLog(label: "routetiles", descriptor: handle.fileDescriptor)

@@ -65,7 +65,7 @@ import RouteTilesTestSupport
             #expect(plain.header("Content-Encoding") == nil)
             #expect(plain.body == (try Gzip.decompress(try #require(try source.gzipTile(ids[0])))))
             let layers = (try await server.get("/tiles.json").json["vector_layers"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
-            #expect(layers == ["routes"])
+            #expect(layers == ["routes", "density"])
             let tileJSON = try await server.get("/tiles.json").json
             #expect(tileJSON["maxzoom"] as? Int == 12)
             #expect(try await server.get("/tiles/13/0/0.mvt").status == 404)

@@ -123,7 +123,9 @@ function createMapView(config, viewer, tilejson) {
   // @2x on screens of that density), which is what MapKit or Leaflet would show, drawn in the vector layers' place.
   function showRaster(on) {
     for (const id of viewer.routeLayers) {
-      if (map.getLayer(id)) map.setLayoutProperty(id, 'visibility', on ? 'none' : 'visible');
+      if (!map.getLayer(id)) continue;
+      const heat = map.getLayer(id).type === 'heatmap';
+      map.setLayoutProperty(id, 'visibility', on || (heat && !viewer.heat) ? 'none' : 'visible');
     }
     if (on && !map.getSource('routetiles-raster')) {
       const ending = window.devicePixelRatio >= 2 ? '@2x.png' : '.png';
@@ -138,6 +140,18 @@ function createMapView(config, viewer, tilejson) {
     viewer.raster = on;
   }
   $('draw-raster').addEventListener('change', () => showRaster($('draw-raster').checked));
+
+  // The heat of the positions: style.json's heatmap layer of the density layer, hidden until asked for; the toggle
+  // shows where the style has one.
+  function heatLayers() {
+    return viewer.routeLayers.filter((id) => map.getLayer(id) && map.getLayer(id).type === 'heatmap');
+  }
+  function showHeat(on) {
+    viewer.heat = on;
+    for (const id of heatLayers()) map.setLayoutProperty(id, 'visibility', on && !viewer.raster ? 'visible' : 'none');
+  }
+  $('draw-heat').addEventListener('change', () => showHeat($('draw-heat').checked));
+  styleReady.then(() => { $('heat-toggle').hidden = heatLayers().length === 0; });
   if (!config.basemap) $('over-labels').parentElement.hidden = true;
 
   // The heading marker of live routes' current positions: style.json names the image, and having no sprite, the

@@ -54,9 +54,14 @@ extension RouteTiler {
         var changed: [TileID] = []
         changed.reserveCapacity(drawn.count + moved.count)
         changed += drawn
-        changed += moved
-        // The tiles of changed vertices may repeat each other's and the drawn ones: sorted, each kept once.
-        Self.keepEachOnce(&changed, from: 0)
+        // The tiles of changed vertices may repeat each other's and the drawn ones. A fix moves a few: each is
+        // looked for in the short list (drawn is already without repeats); many are sorted and kept once.
+        if moved.count <= 16 {
+            for tile in moved where !changed.contains(tile) { changed.append(tile) }
+        } else {
+            changed += moved
+            Self.keepEachOnce(&changed, from: 0)
+        }
         return AppendedTiles(changed: changed, drawn: drawn, subtrees: subtrees)
     }
 

@@ -213,16 +213,35 @@ public final class RouteTiler: Sendable {
         encode(TileFrame(tile: tile, options: options), spans: spans, cutter: &cutter)
     }
 
-    /// Cuts and encodes the tile `frame` frames from its spans; nil when it holds no feature.
+    /// Cuts and encodes the tile `frame` frames from its spans, within the options' byte budget; nil when it holds
+    /// no feature.
     package func encode(_ frame: TileFrame, spans: [SegmentSpan], cutter: inout TileCutter) -> [UInt8]? {
+        fittedTile(frame, spans: spans, cutter: &cutter)?.mvt
+    }
+
+    /// `encode(_:spans:cutter:)` with what fitting the budget did to the tile (nil when it fitted as cut).
+    package func fittedTile(_ tile: TileID, spans: [SegmentSpan],
+                            cutter: inout TileCutter) -> (mvt: [UInt8], reduction: TileReduction?)? {
+        fittedTile(TileFrame(tile: tile, options: options), spans: spans, cutter: &cutter)
+    }
+
+    package func fittedTile(_ frame: TileFrame, spans: [SegmentSpan],
+                            cutter: inout TileCutter) -> (mvt: [UInt8], reduction: TileReduction?)? {
         guard !spans.isEmpty else { return nil }
+        var layers: [VectorLayerBuilder]
         if layerNames.count > 1 {
-            var layers = layerNames.map { VectorLayerBuilder(name: $0, extent: UInt32(options.extent)) }
+            layers = layerNames.map { VectorLayerBuilder(name: $0, extent: UInt32(options.extent)) }
             guard cutter.cut(frame, spans: spans, into: &layers) > 0 else { return nil }
-            return VectorTileBuilder.encode(layers)
+        } else {
+            var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
+            guard cutter.cut(frame, spans: spans, into: &layer) > 0 else { return nil }
+            layers = [layer]
         }
-        var layer = VectorLayerBuilder(name: options.layerName, extent: UInt32(options.extent))
-        guard cutter.cut(frame, spans: spans, into: &layer) > 0 else { return nil }
-        return VectorTileBuilder.encode(CollectionOfOne(layer))
+        if cutter.window == nil, options.hasDensity(zoom: frame.detailZoom), !layerNames.contains(DensityGrid.layerName) {
+            var density = DensityGrid(extent: options.extent)
+            density.add(spans, of: projected, frame: frame)
+            if !density.isEmpty { layers.append(density.layer()) }
+        }
+        return TileFitter.fit(VectorTileBuilder.encode(layers), maxBytes: options.maxTileBytes, level: options.compressionLevel)
     }
 }

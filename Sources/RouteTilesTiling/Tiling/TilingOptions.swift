@@ -41,6 +41,16 @@ public struct TilingOptions: Sendable, Equatable {
     /// they fit, and below that zoom whole subtrees count as changed: the cost of one fix stays bounded, and no
     /// changed tile is missed. Builds do not use it.
     public var appendTileLimit: Int = 16_384
+    /// The most bytes a tile may take, gzip-compressed at `compressionLevel` as it is written and served
+    /// (`--max-tile-bytes`). A tile cut larger is fitted to it by `TileFitter`: lines on the same pixels merged
+    /// into features with `count`, then less detail, then the least visible left out (`TileReduction`). 0: no
+    /// bound, every tile as cut.
+    public var maxTileBytes: Int = 500_000
+    /// The deepest zoom whose tiles carry the `density` layer (`DensityGrid`: per cell of 8 pixels, the positions in
+    /// it, for heatmaps), or nil for none (`--density-maxzoom`, `none`). Window tiles carry none.
+    public var densityMaxZoom: Int? = 5
+    /// The gzip level tiles are written and served at, which `maxTileBytes` is measured at.
+    public var compressionLevel: Int32 = GzipCompressor.defaultLevel
 
     /// The defaults: zooms 0 to 14, extent 4096, buffer 64, simplification 1, one layer called `routes`.
     public init() {}
@@ -57,12 +67,22 @@ public struct TilingOptions: Sendable, Equatable {
         if appendTileLimit < 64 { return "the append tile limit \(appendTileLimit) must be at least 64" }
         if let width = speedClasses, !(width > 0 && width.isFinite) { return "speed classes must be a width in km/h above 0" }
         if speedClasses != nil, !timePieces { return "speed classes cut time pieces: they need time pieces on" }
+        if let zoom = densityMaxZoom, !(0...TileID.maxZoom).contains(zoom) {
+            return "the density max zoom \(zoom) must lie in 0...\(TileID.maxZoom)"
+        }
+        if maxTileBytes != 0, maxTileBytes < 4096 { return "the tile byte budget \(maxTileBytes) must be 0 (none) or at least 4096" }
+        if !(0...9).contains(compressionLevel) { return "the compression level \(compressionLevel) must lie in 0...9" }
         return nil
     }
 
     /// Half a tile unit at `maxZoom`, in map points: how far a densified geodesic may depart from the true one.
     public var geodesicTolerance: Double {
         0.5 * WebMercator.tileSize(zoom: maxZoom) / Double(extent)
+    }
+
+    /// Whether a tile drawn with the detail of `zoom` carries the density layer.
+    package func hasDensity(zoom: Int) -> Bool {
+        densityMaxZoom.map { zoom <= $0 } ?? false
     }
 
     /// The squared Douglas–Peucker tolerance at zoom z in map points², or −1 where nothing is simplified.
