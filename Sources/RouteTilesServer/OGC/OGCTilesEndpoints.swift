@@ -210,6 +210,13 @@ struct OGCTilesEndpoints: Sendable {
         }
     }
 
+    /// The deepest tile matrix of `set` whose tiles may hold `layer`: the tileset's, or the layer's own (the density
+    /// layer's), which in WorldCRS84Quad is one less (its tiles take the detail of the Web Mercator zoom one deeper).
+    static func deepest(_ layer: VectorLayerInfo, _ zooms: ClosedRange<Int>, _ set: OGCTileMatrixSet) -> Int {
+        guard let own = layer.maxZoom else { return zooms.upperBound }
+        return max(zooms.lowerBound, min(zooms.upperBound, set == .worldCRS84Quad ? own - 1 : own))
+    }
+
     func tileset(_ kind: Kind, _ set: OGCTileMatrixSet, path: String, base: String, grant: AccessGrant) -> Response {
         withTileset(grant) { tileset(kind, set, tileset: $0, path: path, base: base, grant: grant) }
     }
@@ -224,11 +231,12 @@ struct OGCTilesEndpoints: Sendable {
         var layers: [OGCTileset.Layer]?
         if kind == .vector {
             layers = tileset.layers.map { layer in
-                let isPoint = layer.id == positionLayer || RouteLook.standard.pointLayers.contains(layer.id)
+                let isPoint = layer.id == positionLayer || layer.id == DensityGrid.layerName
+                    || RouteLook.standard.pointLayers.contains(layer.id)
                 return OGCTileset.Layer(
                     id: layer.id, title: layer.id, description: layer.description.isEmpty ? nil : layer.description,
                     dataType: "vector", geometryDimension: isPoint ? 0 : 1,
-                    minTileMatrix: String(zooms.lowerBound), maxTileMatrix: String(zooms.upperBound),
+                    minTileMatrix: String(zooms.lowerBound), maxTileMatrix: String(Self.deepest(layer, zooms, set)),
                     propertiesSchema: .init(properties: layer.fields.mapValues { .init(type: Self.schemaType(of: $0)) }))
             }
         }
