@@ -55,7 +55,7 @@ extension TilesetMetadata {
             var fields: [String: String] = [:]
             for (key, type) in item["fields"]?.object ?? [:] { fields[key] = type.string ?? "Mixed" }
             layers.append(VectorLayerInfo(id: id, description: item["description"]?.string ?? "", fields: fields,
-                                          maxZoom: item["maxzoom"]?.number.map { Int(clamping: Int64($0.isFinite ? $0 : 0)) }))
+                                          maxZoom: item["maxzoom"]?.number.flatMap { $0 >= 0 && $0 <= 99 ? Int($0) : nil }))
         }
         let minZoom = try integer("minzoom") ?? 0
         let maxZoom = try integer("maxzoom") ?? 14
@@ -65,6 +65,8 @@ extension TilesetMetadata {
         let bounds = try numbers("bounds", count: 4) ?? WebMercator.worldBounds.array
         let center = try numbers("center", count: 3)
             ?? [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, Double(minZoom)]
+        // A layer that reaches the tileset's deepest zoom says nothing of its own (as `Survey` makes it).
+        for i in layers.indices where layers[i].maxZoom.map({ $0 >= maxZoom }) ?? false { layers[i].maxZoom = nil }
         self.init(name: object["name"]?.string ?? "", layers: layers, minZoom: minZoom, maxZoom: maxZoom,
                   bounds: bounds, center: center)
         description = object["description"]?.string ?? ""

@@ -39,15 +39,17 @@ package struct DensityGrid {
                 } else if i == end, end != lastVertex {
                     continue
                 }
-                count(frame.quantize(set.xs[i] + dx, set.ys[i]))
+                count(frame.units(set.xs[i] + dx, set.ys[i]))
             }
         }
     }
 
+    /// Counts a position at tile units (x, y) when it lies in the tile proper: each position in one tile of a zoom.
     @inline(__always)
-    private mutating func count(_ p: TilePoint) {
-        guard p.x >= 0, p.x < extent, p.y >= 0, p.y < extent else { return }
-        let cell = Int(p.y) * Self.side / Int(extent) * Self.side + Int(p.x) * Self.side / Int(extent)
+    private mutating func count(_ units: (Double, Double)) {
+        let size = Double(extent)
+        guard units.0 >= 0, units.0 < size, units.1 >= 0, units.1 < size else { return }
+        let cell = Int(units.1 / size * Double(Self.side)) * Self.side + Int(units.0 / size * Double(Self.side))
         if counts[cell] == 0 { touched.append(cell) }
         counts[cell] &+= 1
     }

@@ -73,9 +73,13 @@ package struct TileFrame: Sendable {
 
     /// The tile units of map point (x, y), held within the buffer.
     @inline(__always) func quantize(_ x: Double, _ y: Double) -> TilePoint {
-        let tx = min(max(((x - originX) * scale).rounded(), low), high)
-        let ty = min(max((byLatitude ? (north - Self.latitude(y)) * unitsPerDegree : (y - originY) * scale).rounded(), low), high)
-        return TilePoint(x: Int32(tx), y: Int32(ty))
+        let (ux, uy) = units(x, y)
+        return TilePoint(x: Int32(min(max(ux.rounded(), low), high)), y: Int32(min(max(uy.rounded(), low), high)))
+    }
+
+    /// The tile units of map point (x, y), unrounded and unbounded: 0 ..< extent inside the tile.
+    @inline(__always) func units(_ x: Double, _ y: Double) -> (Double, Double) {
+        ((x - originX) * scale, byLatitude ? (north - Self.latitude(y)) * unitsPerDegree : (y - originY) * scale)
     }
 
     /// The latitude in degrees of map-point row `y`.
