@@ -326,7 +326,11 @@ import RouteTilesCoreTestSupport
     /// the density layer summed over the chunks): every tile that changes is invalidated, and the live tiles are a
     /// fresh tiler's.
     @Test(arguments: [(1, 500_000, 2_400), (2, 500_000, 2_400), (3, 4_096, 700)] as [(UInt64, Int, Int)])
-    func chunkedSetsGiveTheTilesOfOneTilerAndInvalidateEveryChangedTile(seed: UInt64, budget: Int, routes: Int) throws {
+    func chunkedSetsGiveTheTilesOfOneTilerAndInvalidateEveryChangedTile(seed: UInt64, budget: Int, routes: Int) async throws {
+        try await offThePool { try Self.checkChunkedSets(seed: seed, budget: budget, routes: routes) }
+    }
+
+    static func checkChunkedSets(seed: UInt64, budget: Int, routes: Int) throws {
         var rng = SeededGenerator(seed: 300 + seed)
         var options = Sample.options(maxZoom: 9)
         options.maxTileBytes = budget
